@@ -1,0 +1,99 @@
+#pragma once
+/// Diagnostics: every recovery from non-conforming input is reported, never silent.
+///
+/// A diagnostic names the part (IMAP-style path: "" is the outermost entity, "1.2" the
+/// second body part of the first body part), the byte offset in the input where the
+/// problem was seen, a stable code (its name never changes; see docs/diagnostics.md) and
+/// a message saying what was wrong and what the reader did about it.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mhtml {
+
+enum class severity : std::uint8_t {
+    note,       ///< worth knowing; nothing was lost or guessed
+    warning,    ///< not conforming; recovered without losing data
+    ambiguous,  ///< recovered, but another MIME reader may read this input differently
+    error,      ///< content was lost, truncated or could not be decoded exactly
+};
+
+/// Stable diagnostic codes. Append only; never renumber (the names are the contract).
+enum class diag_code : std::uint16_t {
+    // input and limits
+    empty_input,
+    depth_limit,
+    header_block_limit,
+    header_count_limit,
+    part_count_limit,
+    line_length_limit,
+    // header block
+    header_without_colon,
+    header_empty_name,
+    header_name_whitespace,
+    header_8bit,
+    header_nul,
+    header_bare_cr,
+    header_bare_lf,
+    header_missing_blank_line,
+    header_continuation_first,
+    duplicate_field,
+    // structured fields
+    content_type_invalid,
+    content_type_missing_subtype,
+    parameter_invalid,
+    parameter_duplicate,
+    parameter_needs_quoting,
+    missing_parameter_separator,
+    rfc2231_bad_continuation,
+    rfc2231_bad_charset,
+    rfc2047_malformed,
+    rfc2047_bad_charset,
+    unknown_transfer_encoding,
+    msg_id_without_brackets,
+    msg_id_invalid,
+    // multipart structure
+    multipart_without_boundary,
+    boundary_invalid,
+    boundary_not_found,
+    boundary_guessed,
+    multipart_no_parts,
+    missing_close_delimiter,
+    implicit_close_by_outer,
+    near_miss_delimiter,
+    multipart_with_encoding,
+    message_with_encoding,
+    line_ending_lf,
+    line_ending_cr,
+    line_ending_mixed,
+    no_mime_structure,
+    truncated_header,
+    // body decoding
+    base64_invalid_char,
+    base64_bad_padding,
+    base64_truncated,
+    base64_data_after_padding,
+    qp_invalid_escape,
+    qp_soft_break_at_end,
+    qp_8bit,
+    qp_long_line,
+    line_too_long,
+    // serializer
+    serialize_line_too_long,
+};
+
+/// The stable name of a code, e.g. "missing_close_delimiter".
+std::string_view code_name(diag_code c) noexcept;
+/// The name of a severity: "note", "warning", "ambiguous", "error".
+std::string_view severity_name(severity s) noexcept;
+
+struct diagnostic {
+    severity sev = severity::warning;
+    diag_code code{};
+    std::string part_path;     ///< IMAP-style path of the entity; "" is the outermost one
+    std::uint64_t offset = 0;  ///< byte offset in the input where the problem was seen
+    std::string message;       ///< what was wrong and what was done about it
+};
+
+}  // namespace mhtml

@@ -1,0 +1,44 @@
+#pragma once
+/// Input buffers: one contiguous, read-only block of bytes that parsed views point into.
+/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems); standard input and
+/// in-memory data are held in an owned buffer.
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+namespace mhtml {
+
+/// Owns the bytes of one input. Move-only; views into data() stay valid while it lives.
+class input_buffer {
+public:
+    input_buffer() noexcept = default;
+    input_buffer(input_buffer&&) noexcept;
+    input_buffer& operator=(input_buffer&&) noexcept;
+    input_buffer(const input_buffer&) = delete;
+    input_buffer& operator=(const input_buffer&) = delete;
+    ~input_buffer();
+
+    /// Takes ownership of a string's bytes.
+    static input_buffer from_string(std::string bytes);
+    /// Memory-maps a file ("-" reads standard input instead). Errors: open/stat/mmap.
+    static input_buffer open(const std::string& path, std::error_code& ec);
+    /// Reads a whole stream-like file descriptor (a pipe, standard input) into memory.
+    static input_buffer read_fd(int fd, std::error_code& ec);
+
+    std::string_view bytes() const noexcept { return {data_, size_}; }
+    const char* data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return size_; }
+    bool is_mapped() const noexcept { return mapped_; }
+
+private:
+    void release() noexcept;
+    const char* data_ = "";
+    std::size_t size_ = 0;
+    bool mapped_ = false;
+    std::string owned_;
+};
+
+}  // namespace mhtml

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages mhtml needs to build and test, and only those that are
+# missing. Run as root (or through sudo). Safe to run again.
+#   scripts/setup-deps.sh            build + test dependencies
+#   scripts/setup-deps.sh --bench    also the peer readers for ../shared/bench (GMime, mimetic, VMime)
+set -euo pipefail
+
+packages=(
+  build-essential cmake git pkg-config ca-certificates   # toolchain (GCC 12, CMake 3.25)
+  clang libclang-rt-14-dev                                # clang 14, libFuzzer, sanitizer runtimes
+  libgtest-dev libgmock-dev                               # GoogleTest / GoogleMock
+  libbenchmark-dev                                        # Google Benchmark
+  libcli11-dev                                            # CLI11 (command line)
+  libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
+  python3                                                 # Python's email package: reference reader in tests
+)
+if [ "${1:-}" = "--bench" ]; then
+  packages+=(time libgmime-3.0-dev libmimetic-dev libvmime-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "setup-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,115 @@
+#include "mhtml/input.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <utility>
+
+namespace mhtml {
+
+input_buffer::input_buffer(input_buffer&& o) noexcept { *this = std::move(o); }
+
+input_buffer& input_buffer::operator=(input_buffer&& o) noexcept {
+    if (this == &o) return *this;
+    release();
+    mapped_ = o.mapped_;
+    size_ = o.size_;
+    owned_ = std::move(o.owned_);
+    data_ = mapped_ ? o.data_ : (owned_.empty() ? "" : owned_.data());
+    o.data_ = "";
+    o.size_ = 0;
+    o.mapped_ = false;
+    o.owned_.clear();
+    return *this;
+}
+
+input_buffer::~input_buffer() { release(); }
+
+void input_buffer::release() noexcept {
+    if (mapped_ && size_ > 0) ::munmap(const_cast<char*>(data_), size_);
+    mapped_ = false;
+    data_ = "";
+    size_ = 0;
+    owned_.clear();
+}
+
+input_buffer input_buffer::from_string(std::string bytes) {
+    input_buffer b;
+    b.owned_ = std::move(bytes);
+    b.data_ = b.owned_.data();
+    b.size_ = b.owned_.size();
+    return b;
+}
+
+input_buffer input_buffer::read_fd(int fd, std::error_code& ec) {
+    std::string s;
+    std::size_t cap = 1 << 16;
+    for (;;) {
+        std::size_t old = s.size();
+        s.resize(old + cap);
+        ssize_t n = ::read(fd, s.data() + old, cap);
+        if (n < 0) {
+            if (errno == EINTR) {
+                s.resize(old);
+                continue;
+            }
+            ec = std::error_code(errno, std::generic_category());
+            return {};
+        }
+        s.resize(old + static_cast<std::size_t>(n));
+        if (n == 0) break;
+        if (cap < (std::size_t(1) << 24)) cap *= 2;
+    }
+    ec.clear();
+    return from_string(std::move(s));
+}
+
+input_buffer input_buffer::open(const std::string& path, std::error_code& ec) {
+    if (path == "-") return read_fd(0, ec);
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ec = std::error_code(errno, std::generic_category());
+        return {};
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        ec = std::error_code(errno, std::generic_category());
+        ::close(fd);
+        return {};
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        ec = std::make_error_code(std::errc::is_a_directory);
+        return {};
+    }
+    if (!S_ISREG(st.st_mode)) {  // a pipe or device: read it
+        input_buffer b = read_fd(fd, ec);
+        ::close(fd);
+        return b;
+    }
+    input_buffer b;
+    if (st.st_size == 0) {
+        ::close(fd);
+        ec.clear();
+        return b;
+    }
+    auto size = static_cast<std::size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    int err = errno;
+    ::close(fd);
+    if (p == MAP_FAILED) {
+        ec = std::error_code(err, std::generic_category());
+        return {};
+    }
+    ::madvise(p, size, MADV_SEQUENTIAL);
+    b.data_ = static_cast<const char*>(p);
+    b.size_ = size;
+    b.mapped_ = true;
+    ec.clear();
+    return b;
+}
+
+}  // namespace mhtml

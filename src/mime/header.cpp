@@ -1,0 +1,73 @@
+#include "mhtml/mime/header.hpp"
+
+namespace mhtml::mime {
+
+namespace {
+constexpr bool is_wsp(char c) noexcept { return c == ' ' || c == '\t'; }
+constexpr char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
+}  // namespace
+
+std::string unfold(std::string_view v) {
+    std::string out;
+    out.reserve(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        char c = v[i];
+        if (c == '\r' || c == '\n') {
+            // RFC 5322 §2.2.3: a line end followed by WSP is folding and is removed; a line
+            // end anywhere else (only possible in a malformed value) is removed as well.
+            if (c == '\r' && i + 1 < v.size() && v[i + 1] == '\n') ++i;
+            continue;
+        }
+        out += c;
+    }
+    std::size_t b = 0, e = out.size();
+    while (b < e && (is_wsp(out[b]))) ++b;
+    while (e > b && (is_wsp(out[e - 1]))) --e;
+    if (b == 0 && e == out.size()) return out;
+    return out.substr(b, e - b);
+}
+
+std::string header_field_view::value() const { return unfold(raw_value); }
+
+bool header_field_view::is(std::string_view n) const noexcept { return iequals(name, n); }
+
+bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (lower(a[i]) != lower(b[i])) return false;
+    return true;
+}
+
+std::string to_lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = lower(c);
+    return out;
+}
+
+std::size_t skip_cfws(std::string_view s, std::size_t i) noexcept {
+    while (i < s.size()) {
+        char c = s[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+            ++i;
+        } else if (c == '(') {
+            // RFC 5322 §3.2.2: comments nest and may contain quoted-pairs. An unterminated
+            // comment runs to the end of the value.
+            int depth = 0;
+            for (; i < s.size(); ++i) {
+                if (s[i] == '\\') {
+                    ++i;
+                } else if (s[i] == '(') {
+                    ++depth;
+                } else if (s[i] == ')' && --depth == 0) {
+                    ++i;
+                    break;
+                }
+            }
+        } else {
+            break;
+        }
+    }
+    return i < s.size() ? i : s.size();
+}
+
+}  // namespace mhtml::mime

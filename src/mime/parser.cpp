@@ -1,0 +1,711 @@
+// The MIME parser: one pass over the input, building entity_records that point into it.
+//
+// Boundary scanning (RFC 2046 §5.1.1): a delimiter is "--" + boundary at the start of a
+// line, optionally followed by "--" (close delimiter), transport padding (SP/HTAB) and a
+// line end or the end of the input. Every active boundary of the enclosing multiparts is
+// checked, innermost first, so a part ends at the first delimiter of any of them (as in
+// Python's email package); bytes are found with memchr for '-', so base64 bodies (which
+// contain no '-') are skipped at memory speed and no byte is examined twice.
+
+#include <algorithm>
+#include <cstring>
+
+#include "mhtml/mime/document.hpp"
+
+namespace mhtml::mime {
+
+namespace {
+
+constexpr bool is_wsp(char c) noexcept { return c == ' ' || c == '\t'; }
+// RFC 5322 §3.6.8 ftext, as Python's email accepts it: printable US-ASCII except ':'.
+constexpr bool is_ftext(char c) noexcept {
+    auto u = static_cast<unsigned char>(c);
+    return u >= 0x21 && u <= 0x7e && c != ':';
+}
+
+// RFC 2046 §5.1.1: bchars := bcharsnospace / " "; 1 to 70 characters, not ending in space.
+bool boundary_is_valid(std::string_view b) noexcept {
+    if (b.empty() || b.size() > 70 || b.back() == ' ') return false;
+    for (char c : b) {
+        bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                  std::strchr("'()+_,-./:=? ", c) != nullptr;
+        if (!ok || c == '\0') return false;
+    }
+    return true;
+}
+
+struct delim_match {
+    bool found = false;
+    bool close = false;
+    std::size_t level = 0;    // index into the boundary stack
+    std::uint64_t begin = 0;  // the line end before "--" (it belongs to the delimiter)
+    std::uint64_t line_end = 0;
+};
+
+}  // namespace
+
+class parser {
+public:
+    parser(document& doc, const parse_options& opts) : doc_(doc), opts_(opts) {
+        limits_ = opts.limits;
+        limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
+        data_ = doc.bytes_.data();
+        size_ = doc.bytes_.size();
+    }
+
+    void run();
+
+private:
+    struct frame {
+        std::string_view boundary;
+    };
+
+    void diag(severity s, diag_code c, std::uint32_t entity, std::uint64_t off, std::string msg);
+    std::string path_of(std::uint32_t entity) const;
+    std::uint32_t new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth);
+    // Parses the entity starting at `begin`; returns the delimiter that ended it (or EOF).
+    delim_match parse_entity(std::uint32_t e, bool in_digest);
+    std::uint64_t parse_headers(std::uint32_t e);
+    void interpret_headers(std::uint32_t e, bool in_digest);
+    delim_match parse_multipart(std::uint32_t e);
+    delim_match parse_message(std::uint32_t e);
+    delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
+    bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
+    bool delimiter_line(std::uint64_t line) const;
+    std::string guess_boundary(std::uint64_t from, std::uint64_t to) const;
+    bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
+    std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next) const;
+
+    document& doc_;
+    const parse_options& opts_;
+    parse_limits limits_;
+    const char* data_;
+    std::uint64_t size_;
+    std::vector<frame> stack_;
+    std::uint64_t crlf_ = 0, lf_ = 0, cr_ = 0;  // line ends seen in header blocks
+    bool part_limit_hit_ = false;
+};
+
+document document::parse(input_buffer input, const parse_options& opts) {
+    document d;
+    d.input_ = std::move(input);
+    d.bytes_ = d.input_.bytes();
+    parser(d, opts).run();
+    return d;
+}
+
+document document::parse(std::string_view bytes, const parse_options& opts) {
+    document d;
+    d.bytes_ = bytes;
+    parser(d, opts).run();
+    return d;
+}
+
+void parser::diag(severity s, diag_code c, std::uint32_t e, std::uint64_t off, std::string msg) {
+    doc_.diagnostics_.push_back({s, c, path_of(e), off, std::move(msg)});
+}
+
+std::string parser::path_of(std::uint32_t e) const { return part_view(&doc_, e).path(); }
+
+std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth) {
+    auto idx = static_cast<std::uint32_t>(doc_.entities_.size());
+    detail::entity_record r;
+    r.begin = r.body_begin = r.body_end = r.delim_begin = begin;
+    r.parent = parent;
+    r.depth = depth;
+    if (parent != detail::entity_record::none) {
+        auto& p = doc_.entities_[parent];
+        r.number = ++p.child_count;
+        if (p.last_child == detail::entity_record::none) {
+            p.first_child = idx;
+        } else {
+            doc_.entities_[p.last_child].next_sibling = idx;
+        }
+        p.last_child = idx;
+    }
+    doc_.entities_.push_back(std::move(r));
+    doc_.types_.emplace_back();
+    return idx;
+}
+
+void parser::run() {
+    if (size_ == 0) {
+        new_entity(detail::entity_record::none, 0, 0);
+        doc_.types_[0] = content_type::default_text();
+        diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
+        return;
+    }
+    std::uint32_t root = new_entity(detail::entity_record::none, 0, 0);
+    delim_match m = parse_entity(root, false);
+    (void)m;
+    auto& r = doc_.entities_[root];
+    r.body_end = std::max(r.body_end, size_);
+    if (crlf_ == 0 && lf_ > 0 && cr_ == 0) {
+        diag(severity::note, diag_code::line_ending_lf, 0, 0,
+             "line ends are bare LF, not CRLF (RFC 5322 §2.3); read as line ends");
+    } else if (crlf_ == 0 && cr_ > 0 && lf_ == 0) {
+        diag(severity::warning, diag_code::line_ending_cr, 0, 0,
+             "line ends are bare CR, not CRLF; read as line ends");
+    } else if ((crlf_ > 0) + (lf_ > 0) + (cr_ > 0) > 1) {
+        diag(severity::warning, diag_code::line_ending_mixed, 0, 0,
+             "header blocks mix CRLF, bare LF and bare CR line ends; each is read as a line end");
+    }
+}
+
+// Finds the end of the line starting at pos: returns the offset of its line end and
+// stores the offset after the line end in *next. CRLF, bare LF and bare CR all end lines.
+std::uint64_t parser::line_end(std::uint64_t pos, std::uint64_t* next) const {
+    const char* p = data_ + pos;
+    const char* e = data_ + size_;
+    while (p < e && *p != '\n' && *p != '\r') ++p;
+    std::uint64_t le = static_cast<std::uint64_t>(p - data_);
+    if (p == e) {
+        *next = le;
+    } else if (*p == '\r' && p + 1 < e && p[1] == '\n') {
+        *next = le + 2;
+    } else {
+        *next = le + 1;
+    }
+    return le;
+}
+
+bool parser::delimiter_line(std::uint64_t line) const {
+    if (stack_.empty() || line + 1 >= size_ || data_[line] != '-' || data_[line + 1] != '-')
+        return false;
+    delim_match m;
+    return match_at(data_ + line, stack_.size(), line, m);
+}
+
+std::uint64_t parser::parse_headers(std::uint32_t e) {
+    auto& hdrs = doc_.headers_;
+    const std::uint64_t begin = doc_.entities_[e].begin;
+    const auto first = static_cast<std::uint32_t>(hdrs.size());
+    std::uint64_t pos = begin;
+    bool interpreting = true, saw_8bit = false, saw_nul = false;
+    std::uint64_t body = size_;
+    bool blank = false;
+    auto finish = [&] {
+        if (saw_8bit)
+            diag(severity::note, diag_code::header_8bit, e, begin,
+                 "8-bit octets in the header block (not US-ASCII, RFC 5322 §2.2); kept as they are");
+        if (saw_nul)
+            diag(severity::warning, diag_code::header_nul, e, begin,
+                 "NUL octet in the header block; kept as it is");
+        auto& r = doc_.entities_[e];
+        r.first_header = first;
+        r.header_count = static_cast<std::uint32_t>(hdrs.size() - first);
+        return body;
+    };
+    while (pos < size_) {
+        std::uint64_t next;
+        std::uint64_t le = line_end(pos, &next);
+        if (le == pos) {  // the empty line that ends the header block
+            body = next;
+            blank = true;
+            if (next - le == 2) ++crlf_;
+            else if (data_[le] == '\n') ++lf_;
+            else ++cr_;
+            break;
+        }
+        if (next - le == 2) ++crlf_;
+        else if (next > le && data_[le] == '\n') ++lf_;
+        else if (next > le) ++cr_;
+        if (le - pos > limits_.max_line_length) {
+            diag(severity::warning, diag_code::line_length_limit, e, pos,
+                 "header line of " + std::to_string(le - pos) + " octets exceeds the limit of " +
+                     std::to_string(limits_.max_line_length) + "; read anyway");
+        }
+        if (interpreting && pos - begin > limits_.max_header_block) {
+            interpreting = false;
+            diag(severity::error, diag_code::header_block_limit, e, pos,
+                 "header block exceeds " + std::to_string(limits_.max_header_block) +
+                     " octets; the remaining fields are kept as raw bytes but not interpreted");
+        }
+        std::string_view line(data_ + pos, le - pos);
+        if (is_wsp(line[0])) {
+            // RFC 5322 §2.2.3: a continuation line of the previous field.
+            if (hdrs.size() > first && interpreting) {
+                auto& f = hdrs.back();
+                f.raw = std::string_view(f.raw.data(), (data_ + next) - f.raw.data());
+                f.raw_value = std::string_view(f.raw_value.data(), (data_ + le) - f.raw_value.data());
+            } else if (hdrs.size() == first) {
+                diag(severity::warning, diag_code::header_continuation_first, e, pos,
+                     "the header block starts with a continuation line; it is kept but belongs "
+                     "to no field");
+            }
+            pos = next;
+            continue;
+        }
+        // A delimiter of an enclosing multipart ends the block: the part was truncated.
+        if (line.size() >= 2 && line[0] == '-' && line[1] == '-' && delimiter_line(pos)) {
+            body = pos;
+            diag(severity::warning, diag_code::truncated_header, e, pos,
+                 "a boundary delimiter follows the header block without an empty line; the "
+                 "part has an empty body");
+            return finish();
+        }
+        std::size_t n = 0;
+        while (n < line.size() && is_ftext(line[n])) ++n;
+        std::size_t colon = n;
+        while (colon < line.size() && is_wsp(line[colon])) ++colon;  // RFC 5322 §4.5 obs-optional
+        if (colon >= line.size() || line[colon] != ':' ||
+            (n == 0 && colon == 0 && line.size() > 0 && line[0] != ':')) {
+            if (pos == begin && line.substr(0, 5) == "From ") {
+                // An mbox "From " separator line before the header (Python keeps it as the
+                // unix-from of that entity); not a field.
+                diag(severity::note, diag_code::header_without_colon, e, pos,
+                     "mbox \"From \" line before the header block; kept, not a field");
+                pos = next;
+                continue;
+            }
+            // Not a header field: the header block ends here without an empty line, and this
+            // line starts the body (Python: MissingHeaderBodySeparatorDefect).
+            body = pos;
+            if (pos != begin) {
+                diag(severity::warning, diag_code::header_missing_blank_line, e, pos,
+                     "line without a colon inside the header block; the header block ends here "
+                     "and the body starts with this line");
+            }
+            return finish();
+        }
+        if (n == 0) {
+            diag(severity::warning, diag_code::header_empty_name, e, pos,
+                 "header field with an empty name; kept");
+        } else if (colon != n) {
+            diag(severity::note, diag_code::header_name_whitespace, e, pos,
+                 "white space between field name and colon (obsolete syntax, RFC 5322 §4.5.1)");
+        }
+        for (char c : line) {
+            if (static_cast<unsigned char>(c) >= 0x80) saw_8bit = true;
+            if (c == '\0') saw_nul = true;
+        }
+        if (interpreting) {
+            if (hdrs.size() - first >= limits_.max_header_fields) {
+                interpreting = false;
+                diag(severity::error, diag_code::header_count_limit, e, pos,
+                     "more than " + std::to_string(limits_.max_header_fields) +
+                         " header fields; the rest are kept as raw bytes but not interpreted");
+            } else {
+                header_field_view f;
+                f.raw = std::string_view(data_ + pos, next - pos);
+                f.name = line.substr(0, n);
+                f.raw_value = line.substr(colon + 1);
+                hdrs.push_back(f);
+            }
+        }
+        pos = next;
+    }
+    if (!blank) {
+        body = size_;
+        if (hdrs.size() > first && e != 0)
+            diag(severity::warning, diag_code::header_missing_blank_line, e, size_,
+                 "the input ends inside the header block; the part has an empty body");
+    }
+    return finish();
+}
+
+void parser::interpret_headers(std::uint32_t e, bool in_digest) {
+    auto& r = doc_.entities_[e];
+    content_type& ct = doc_.types_[e];
+    std::span<const header_field_view> hs(doc_.headers_.data() + r.first_header, r.header_count);
+    bool have_ct = false, have_cte = false;
+    for (const header_field_view& f : hs) {
+        if (f.is("Content-Type")) {
+            if (have_ct) {
+                diag(severity::warning, diag_code::duplicate_field, e,
+                     std::uint64_t(f.raw.data() - data_),
+                     "second Content-Type field; the first one is used");
+                continue;
+            }
+            have_ct = true;
+            value_issues is;
+            ct = parse_content_type(f.value(), is);
+            auto off = static_cast<std::uint64_t>(f.raw.data() - data_);
+            if (is.invalid) {
+                diag(severity::warning, diag_code::content_type_invalid, e, off,
+                     "Content-Type \"" + f.value() + "\" is not type/subtype; using text/plain "
+                     "(RFC 2045 §5.2)");
+            } else {
+                r.has_content_type = true;
+            }
+            if (is.missing_separator)
+                diag(severity::warning, diag_code::missing_parameter_separator, e, off,
+                     "Content-Type parameters not separated by ';'; read as separate parameters");
+            if (is.needs_quoting)
+                diag(severity::note, diag_code::parameter_needs_quoting, e, off,
+                     "Content-Type parameter value with special characters is not quoted; read "
+                     "up to the next ';' or space");
+            if (is.bad_parameter || is.unterminated_quote)
+                diag(severity::warning, diag_code::parameter_invalid, e, off,
+                     "malformed Content-Type parameter; skipped or read to the end of the field");
+            if (is.duplicate_parameter)
+                diag(severity::warning, diag_code::parameter_duplicate, e, off,
+                     "repeated Content-Type parameter; the first one is used");
+            if (is.bad_continuation)
+                diag(severity::warning, diag_code::rfc2231_bad_continuation, e, off,
+                     "RFC 2231 parameter continuations are missing or out of order; joined in "
+                     "index order");
+            if (is.bad_charset)
+                diag(severity::warning, diag_code::rfc2231_bad_charset, e, off,
+                     "RFC 2231 parameter charset is unknown; octets kept as they are");
+        } else if (f.is("Content-Transfer-Encoding")) {
+            if (have_cte) continue;
+            have_cte = true;
+            r.encoding = parse_transfer_encoding(f.raw_value);
+            if (r.encoding == transfer_encoding::unknown) {
+                diag(severity::warning, diag_code::unknown_transfer_encoding, e,
+                     std::uint64_t(f.raw.data() - data_),
+                     "unknown Content-Transfer-Encoding \"" + f.value() +
+                         "\"; the body is taken as it is (RFC 2045 §6.4)");
+            }
+        }
+    }
+    if (!r.has_content_type) {
+        if (!have_ct) ct = in_digest ? content_type::default_digest() : content_type::default_text();
+    }
+}
+
+delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
+    std::uint64_t body = parse_headers(e);
+    auto& r0 = doc_.entities_[e];
+    r0.body_begin = body;
+    interpret_headers(e, in_digest);
+    auto& r = doc_.entities_[e];
+    const content_type& ct = doc_.types_[e];
+
+    if (e == 0 && r.header_count == 0) {
+        // No MIME structure at all. Word and others save plain HTML under a .mht name.
+        std::uint64_t p = 0;
+        while (p < size_ && (data_[p] == ' ' || data_[p] == '\t' || data_[p] == '\r' ||
+                             data_[p] == '\n'))
+            ++p;
+        if (p + 3 <= size_ && std::memcmp(data_ + p, "\xEF\xBB\xBF", 3) == 0) p += 3;
+        bool html = p < size_ && data_[p] == '<';
+        if (html) {
+            content_type h;
+            h.type = "text";
+            h.subtype = "html";
+            doc_.types_[e] = std::move(h);
+        }
+        diag(severity::warning, diag_code::no_mime_structure, e, 0,
+             html ? "no MIME header: the input is read as one text/html document"
+                  : "no MIME header: the input is read as one text/plain body");
+    }
+
+    bool over_depth = r.depth >= limits_.max_depth;
+    if (ct.is_multipart()) {
+        if (over_depth) {
+            diag(severity::error, diag_code::depth_limit, e, r.begin,
+                 "nesting deeper than " + std::to_string(limits_.max_depth) +
+                     " levels; this multipart is kept as an opaque body");
+        } else if (r.encoding == transfer_encoding::base64 ||
+                   r.encoding == transfer_encoding::quoted_printable) {
+            // RFC 2046 §5.1 / REL-2.2: multiparts cannot have an encoding. Parse as is.
+            diag(severity::warning, diag_code::multipart_with_encoding, e, r.begin,
+                 "multipart with Content-Transfer-Encoding " +
+                     std::string(transfer_encoding_name(r.encoding)) +
+                     " (RFC 2045 §6.4 forbids it); the body is parsed as it is");
+            return parse_multipart(e);
+        } else {
+            return parse_multipart(e);
+        }
+    } else if (ct.is_encapsulated_message() || ct.is("message", "external-body")) {
+        // message/external-body (RFC 2046 §5.2.3) carries the phantom body's header block
+        // and is parsed like an encapsulated message, as Python's email does.
+        if (over_depth) {
+            diag(severity::error, diag_code::depth_limit, e, r.begin,
+                 "nesting deeper than " + std::to_string(limits_.max_depth) +
+                     " levels; this message is kept as an opaque body");
+        } else if (r.encoding == transfer_encoding::base64 ||
+                   r.encoding == transfer_encoding::quoted_printable) {
+            diag(severity::warning, diag_code::message_with_encoding, e, r.begin,
+                 "message/" + ct.subtype + " with Content-Transfer-Encoding " +
+                     std::string(transfer_encoding_name(r.encoding)) +
+                     " (RFC 2046 §5.2.1 forbids it); kept as a leaf");
+        } else {
+            return parse_message(e);
+        }
+    }
+    // A leaf (or an opaque entity): the body runs to the next delimiter of any enclosing
+    // multipart, or to the end of the input.
+    delim_match m = find_delimiter(body, stack_.size());
+    auto& rl = doc_.entities_[e];
+    if (m.found) {
+        rl.body_end = std::max(m.begin, body);
+    } else {
+        std::uint64_t end = size_;
+        // Inside a multipart, the end of the input stands where the missing delimiter
+        // would be, and the line end before it belongs to that delimiter (as in Python).
+        if (!stack_.empty() && end > body) {
+            if (end - body >= 2 && data_[end - 2] == '\r' && data_[end - 1] == '\n') {
+                end -= 2;
+            } else if (data_[end - 1] == '\n' || data_[end - 1] == '\r') {
+                end -= 1;
+            }
+        }
+        rl.body_end = end;
+    }
+    return m;
+}
+
+delim_match parser::parse_message(std::uint32_t e) {
+    auto& r = doc_.entities_[e];
+    std::uint64_t body = r.body_begin;
+    if (doc_.entities_.size() >= limits_.max_parts) {
+        if (!part_limit_hit_) {
+            part_limit_hit_ = true;
+            diag(severity::error, diag_code::part_count_limit, e, body,
+                 "more than " + std::to_string(limits_.max_parts) +
+                     " entities; the encapsulated message is kept as an opaque body");
+        }
+        delim_match m = find_delimiter(body, stack_.size());
+        doc_.entities_[e].body_end = m.found ? std::max(m.begin, body) : size_;
+        return m;
+    }
+    r.kind = entity_kind::message;
+    std::uint32_t child = new_entity(e, body, r.depth + 1);
+    delim_match m = parse_entity(child, false);
+    auto& c = doc_.entities_[child];
+    doc_.entities_[e].body_end = m.found ? c.body_end : size_;
+    return m;
+}
+
+delim_match parser::parse_multipart(std::uint32_t e) {
+    std::uint64_t body = doc_.entities_[e].body_begin;
+    doc_.entities_[e].kind = entity_kind::multipart;
+    const bool digest = doc_.types_[e].subtype == "digest";
+    std::string boundary;
+    if (auto b = doc_.types_[e].param("boundary")) boundary = std::string(*b);
+    if (boundary.empty()) {
+        diag(severity::warning, diag_code::multipart_without_boundary, e,
+             doc_.entities_[e].begin, "multipart without a boundary parameter");
+    } else if (!boundary_is_valid(boundary)) {
+        diag(severity::note, diag_code::boundary_invalid, e, doc_.entities_[e].begin,
+             "boundary \"" + boundary + "\" is not valid per RFC 2046 §5.1.1; used as it is");
+    }
+
+    delim_match m;
+    if (!boundary.empty()) {
+        doc_.entities_[e].boundary = boundary;
+        stack_.push_back({doc_.entities_[e].boundary});
+        m = find_delimiter(body, stack_.size());
+    }
+    const std::size_t level = stack_.size() - (boundary.empty() ? 0 : 1);
+    if (boundary.empty() || !m.found || m.level != level) {
+        // The declared boundary never occurs before the enclosing one (or the end).
+        std::uint64_t region_end = m.found ? m.begin : size_;
+        if (boundary.empty()) region_end = find_delimiter(body, stack_.size()).begin;
+        if (!boundary.empty()) stack_.pop_back();
+        std::string guess = guess_boundary(body, region_end);
+        if (!guess.empty() && guess != boundary) {
+            diag(severity::ambiguous, diag_code::boundary_guessed, e, body,
+                 (boundary.empty() ? std::string("no boundary declared")
+                                   : "declared boundary \"" + boundary + "\" never occurs") +
+                     "; using \"" + guess + "\", which delimits the body");
+            doc_.entities_[e].boundary = guess;
+            stack_.push_back({doc_.entities_[e].boundary});
+            m = find_delimiter(body, stack_.size());
+        } else {
+            if (!boundary.empty())
+                diag(severity::error, diag_code::boundary_not_found, e, body,
+                     "boundary \"" + boundary + "\" never occurs in the body");
+            auto& r = doc_.entities_[e];
+            r.boundary.clear();
+            // Salvage: a body that is itself one entity (headers first) becomes one part.
+            std::uint64_t p = body;
+            while (p < region_end && (data_[p] == '\r' || data_[p] == '\n')) ++p;
+            delim_match outer = find_delimiter(body, stack_.size());
+            if (p < region_end && looks_like_header_line(p, region_end) &&
+                doc_.entities_.size() < limits_.max_parts) {
+                diag(severity::ambiguous, diag_code::multipart_no_parts, e, p,
+                     "multipart without any delimiter; its body is read as one body part");
+                std::uint32_t child = new_entity(e, p, r.depth + 1);
+                doc_.entities_[child].delim_begin = p;
+                delim_match cm = parse_entity(child, digest);
+                std::uint64_t cend = doc_.entities_[child].body_end;
+                auto& rr = doc_.entities_[e];
+                rr.close_begin = rr.close_end = cend;
+                rr.body_end = cm.found ? std::max(cm.begin, cend) : size_;
+                return cm;
+            }
+            diag(severity::warning, diag_code::multipart_no_parts, e, body,
+                 "multipart without body parts; the whole body is kept as its preamble");
+            auto& rr = doc_.entities_[e];
+            rr.body_end = outer.found ? std::max(outer.begin, body) : size_;
+            rr.close_begin = rr.close_end = rr.body_end;
+            return outer;
+        }
+    }
+
+    // m is the first delimiter of this multipart; everything before it is the preamble.
+    const std::size_t mine = stack_.size() - 1;
+    for (;;) {
+        if (m.close) {
+            auto& r = doc_.entities_[e];
+            r.close_begin = m.begin;
+            r.close_end = m.line_end;
+            if (r.child_count == 0)
+                diag(severity::warning, diag_code::multipart_no_parts, e, m.begin,
+                     "multipart whose first delimiter is the close delimiter: no body parts");
+            stack_.pop_back();
+            // The epilogue runs to the next delimiter of an enclosing multipart.
+            delim_match outer = find_delimiter(m.line_end, stack_.size());
+            auto& rr = doc_.entities_[e];
+            rr.body_end = outer.found ? std::max(outer.begin, m.line_end) : size_;
+            return outer;
+        }
+        if (doc_.entities_.size() >= limits_.max_parts) {
+            if (!part_limit_hit_) {
+                part_limit_hit_ = true;
+                diag(severity::error, diag_code::part_count_limit, e, m.begin,
+                     "more than " + std::to_string(limits_.max_parts) +
+                         " entities; the rest of this multipart is kept as raw bytes");
+            }
+            stack_.pop_back();
+            delim_match outer = find_delimiter(m.begin, stack_.size());
+            auto& r = doc_.entities_[e];
+            r.close_begin = m.begin;
+            r.close_end = m.begin;
+            r.body_end = outer.found ? std::max(outer.begin, m.begin) : size_;
+            return outer;
+        }
+        std::uint32_t child = new_entity(e, m.line_end, doc_.entities_[e].depth + 1);
+        doc_.entities_[child].delim_begin = m.begin;
+        delim_match next = parse_entity(child, digest);
+        if (next.found && next.level == mine) {
+            m = next;
+            continue;
+        }
+        // Ended by an enclosing boundary or by the end of the input: no close delimiter.
+        auto& r = doc_.entities_[e];
+        std::uint64_t end = doc_.entities_[child].body_end;
+        r.close_begin = end;
+        r.close_end = r.body_end = next.found ? end : size_;
+        if (next.found) {
+            diag(severity::warning, diag_code::implicit_close_by_outer, e, next.begin,
+                 "multipart ends at a delimiter of an enclosing multipart without its own close "
+                 "delimiter \"--" + r.boundary + "--\"");
+        } else {
+            diag(severity::warning, diag_code::missing_close_delimiter, e, size_,
+                 "the input ends before the close delimiter \"--" + r.boundary +
+                     "--\"; the last part runs to the end");
+        }
+        stack_.pop_back();
+        return next;
+    }
+}
+
+bool parser::match_at(const char* q, std::size_t nframes, std::uint64_t lower,
+                      delim_match& m) const {
+    const char* e = data_ + size_;
+    const char* after_dashes = q + 2;
+    for (std::size_t k = nframes; k-- > 0;) {  // innermost first
+        std::string_view b = stack_[k].boundary;
+        if (static_cast<std::size_t>(e - after_dashes) < b.size() ||
+            std::memcmp(after_dashes, b.data(), b.size()) != 0)
+            continue;
+        const char* r = after_dashes + b.size();
+        bool close = false;
+        if (e - r >= 2 && r[0] == '-' && r[1] == '-') {
+            close = true;
+            r += 2;
+        }
+        while (r < e && is_wsp(*r)) ++r;  // transport padding
+        if (r != e && *r != '\n' && *r != '\r') continue;
+        m.found = true;
+        m.close = close;
+        m.level = k;
+        auto dash = static_cast<std::uint64_t>(q - data_);
+        // RFC 2046 §5.1.1: the line end before a delimiter belongs to the delimiter.
+        std::uint64_t begin = dash;
+        if (dash >= lower + 2 && q[-2] == '\r' && q[-1] == '\n') {
+            begin = dash - 2;
+        } else if (dash >= lower + 1 && (q[-1] == '\n' || q[-1] == '\r')) {
+            begin = dash - 1;
+        }
+        m.begin = begin;
+        if (r == e) {
+            m.line_end = size_;
+        } else if (*r == '\r' && r + 1 < e && r[1] == '\n') {
+            m.line_end = static_cast<std::uint64_t>(r + 2 - data_);
+        } else {
+            m.line_end = static_cast<std::uint64_t>(r + 1 - data_);
+        }
+        return true;
+    }
+    return false;
+}
+
+delim_match parser::find_delimiter(std::uint64_t from, std::size_t nframes) const {
+    delim_match m;
+    m.begin = size_;
+    if (nframes == 0) return m;
+    const char* const start = data_ + from;
+    const char* const e = data_ + size_;
+    const char* p = start;
+    while (p + 1 < e) {
+        const char* q = static_cast<const char*>(std::memchr(p, '-', static_cast<std::size_t>(e - p)));
+        if (q == nullptr || q + 1 >= e) break;
+        if (q[1] != '-') {
+            p = q + 2;  // q[1] is not '-', so no "--" starts at q or q+1
+            continue;
+        }
+        // "--" at q; it must begin a line (bare CR counts as a line end, as in Python).
+        if ((q == start || q[-1] == '\n' || q[-1] == '\r') && match_at(q, nframes, from, m))
+            return m;
+        p = q + 1;
+    }
+    m = delim_match{};
+    m.begin = size_;
+    return m;
+}
+
+// Salvage for a boundary that never occurs: the first "--X" line whose X also appears as
+// a close delimiter "--X--" or as at least two delimiter lines.
+std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) const {
+    std::uint64_t pos = from;
+    int tried = 0;
+    while (pos < to && tried < 64) {
+        std::uint64_t next;
+        std::uint64_t le = line_end(pos, &next);
+        if (le > to) le = to;
+        if (le - pos > 2 && data_[pos] == '-' && data_[pos + 1] == '-') {
+            std::string_view cand(data_ + pos + 2, le - pos - 2);
+            while (!cand.empty() && is_wsp(cand.back())) cand.remove_suffix(1);
+            if (cand.size() >= 2 && cand.substr(cand.size() - 2) == "--") cand.remove_suffix(2);
+            if (!cand.empty() && cand.size() <= 200 && cand.find(' ') == std::string_view::npos) {
+                ++tried;
+                std::string_view rest(data_ + next, to > next ? to - next : 0);
+                std::string delim = "--" + std::string(cand);
+                std::size_t hits = 0, at = 0;
+                bool closed = false;
+                while ((at = rest.find(delim, at)) != std::string_view::npos) {
+                    bool line_start = at == 0 || rest[at - 1] == '\n' || rest[at - 1] == '\r';
+                    if (line_start) {
+                        ++hits;
+                        if (rest.substr(at + delim.size(), 2) == "--") closed = true;
+                    }
+                    at += delim.size();
+                    if (hits >= 2 || closed) break;
+                }
+                if (closed || hits >= 2) return std::string(cand);
+            }
+        }
+        if (next == pos) break;
+        pos = next;
+    }
+    return {};
+}
+
+bool parser::looks_like_header_line(std::uint64_t pos, std::uint64_t to) const {
+    std::uint64_t next;
+    std::uint64_t le = std::min(line_end(pos, &next), to);
+    std::string_view line(data_ + pos, le - pos);
+    std::size_t n = 0;
+    while (n < line.size() && is_ftext(line[n])) ++n;
+    if (n == 0 || n >= line.size() || line[n] != ':') return false;
+    std::string_view name = line.substr(0, n);
+    return name.size() > 8 && iequals(name.substr(0, 8), "Content-");
+}
+
+}  // namespace mhtml::mime

@@ -1,0 +1,200 @@
+#include "mhtml/mime/part.hpp"
+
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
+
+namespace mhtml::mime {
+
+namespace {
+const detail::entity_record& rec(const document* d, std::uint32_t i) { return d->record(i); }
+}  // namespace
+
+std::string part_view::path() const {
+    // Collect the 1-based numbers from this entity up to the outermost one.
+    std::uint32_t nums[64];
+    std::size_t n = 0;
+    std::string out;
+    std::vector<std::uint32_t> more;
+    for (std::uint32_t i = index_; rec(doc_, i).parent != detail::entity_record::none;
+         i = rec(doc_, i).parent) {
+        if (n < 64) {
+            nums[n++] = rec(doc_, i).number;
+        } else {
+            more.push_back(rec(doc_, i).number);
+        }
+    }
+    for (auto it = more.rbegin(); it != more.rend(); ++it) {
+        if (!out.empty()) out += '.';
+        out += std::to_string(*it);
+    }
+    while (n > 0) {
+        if (!out.empty()) out += '.';
+        out += std::to_string(nums[--n]);
+    }
+    return out;
+}
+
+std::uint32_t part_view::depth() const noexcept { return rec(doc_, index_).depth; }
+entity_kind part_view::kind() const noexcept { return rec(doc_, index_).kind; }
+
+const content_type& part_view::content_type() const noexcept { return doc_->type_of(index_); }
+bool part_view::has_content_type() const noexcept { return rec(doc_, index_).has_content_type; }
+transfer_encoding part_view::encoding() const noexcept { return rec(doc_, index_).encoding; }
+
+std::span<const header_field_view> part_view::headers() const noexcept {
+    const auto& r = rec(doc_, index_);
+    return {doc_->all_headers().data() + r.first_header, r.header_count};
+}
+
+std::optional<header_field_view> part_view::header(std::string_view name) const noexcept {
+    for (const header_field_view& f : headers())
+        if (f.is(name)) return f;
+    return std::nullopt;
+}
+
+std::optional<std::string> part_view::content_id() const {
+    if (auto f = header("Content-ID")) return parse_msg_id(f->value());
+    return std::nullopt;
+}
+
+std::optional<std::string> part_view::content_location() const {
+    if (auto f = header("Content-Location")) return f->value();
+    return std::nullopt;
+}
+
+std::optional<std::string> part_view::content_base() const {
+    if (auto f = header("Content-Base")) return f->value();
+    return std::nullopt;
+}
+
+std::optional<content_disposition> part_view::disposition() const {
+    if (auto f = header("Content-Disposition")) {
+        value_issues is;
+        return parse_content_disposition(f->value(), is);
+    }
+    return std::nullopt;
+}
+
+std::uint64_t part_view::offset() const noexcept { return rec(doc_, index_).begin; }
+std::uint64_t part_view::body_offset() const noexcept { return rec(doc_, index_).body_begin; }
+
+std::string_view part_view::raw() const noexcept {
+    const auto& r = rec(doc_, index_);
+    return doc_->bytes().substr(r.begin, r.body_end - r.begin);
+}
+std::string_view part_view::raw_headers() const noexcept {
+    const auto& r = rec(doc_, index_);
+    return doc_->bytes().substr(r.begin, r.body_begin - r.begin);
+}
+std::string_view part_view::raw_body() const noexcept {
+    const auto& r = rec(doc_, index_);
+    return doc_->bytes().substr(r.body_begin, r.body_end - r.body_begin);
+}
+std::string_view part_view::preamble() const noexcept {
+    const auto& r = rec(doc_, index_);
+    if (r.kind != entity_kind::multipart) return {};
+    std::uint64_t end = r.first_child != detail::entity_record::none
+                            ? rec(doc_, r.first_child).delim_begin
+                            : r.close_begin;
+    return doc_->bytes().substr(r.body_begin, end - r.body_begin);
+}
+std::string_view part_view::epilogue() const noexcept {
+    const auto& r = rec(doc_, index_);
+    if (r.kind != entity_kind::multipart) return {};
+    return doc_->bytes().substr(r.close_end, r.body_end - r.close_end);
+}
+std::string_view part_view::boundary() const noexcept { return rec(doc_, index_).boundary; }
+
+std::optional<part_view> part_view::parent() const noexcept {
+    auto p = rec(doc_, index_).parent;
+    if (p == detail::entity_record::none) return std::nullopt;
+    return part_view(doc_, p);
+}
+
+std::vector<part_view> part_view::children() const {
+    std::vector<part_view> out;
+    for (auto c = rec(doc_, index_).first_child; c != detail::entity_record::none;
+         c = rec(doc_, c).next_sibling)
+        out.emplace_back(doc_, c);
+    return out;
+}
+
+std::size_t part_view::child_count() const noexcept { return rec(doc_, index_).child_count; }
+
+codec_status part_view::decode_to(std::string& out) const {
+    std::string_view body = raw_body();
+    switch (encoding()) {
+        case transfer_encoding::base64:
+            return base64_decode(body, out);
+        case transfer_encoding::quoted_printable:
+            return qp_decode(body, out);
+        default:
+            out.append(body);
+            return {};
+    }
+}
+
+codec_status part_view::decode_to(std::string& out, std::vector<diagnostic>& diags) const {
+    codec_status st = decode_to(out);
+    if (st.clean()) return st;
+    std::uint64_t at = body_offset() + st.first_problem;
+    auto add = [&](severity s, diag_code c, std::string msg) {
+        diags.push_back({s, c, path(), at, std::move(msg)});
+    };
+    if (st.invalid_char)
+        add(severity::warning, diag_code::base64_invalid_char,
+            "octets outside the base64 alphabet were skipped (RFC 2045 §6.8)");
+    if (st.bad_padding)
+        add(severity::warning, diag_code::base64_bad_padding,
+            "base64 padding is missing or misplaced; decoded what the quanta give");
+    if (st.truncated)
+        add(severity::error, diag_code::base64_truncated,
+            "base64 ends with an incomplete quantum of one character; its bits were dropped");
+    if (st.data_after_padding)
+        add(severity::warning, diag_code::base64_data_after_padding,
+            "base64 data continues after the final padding; it was decoded as well");
+    if (st.invalid_escape)
+        add(severity::warning, diag_code::qp_invalid_escape,
+            "'=' not followed by two hex digits or a line end; kept literally (RFC 2045 §6.7)");
+    if (st.soft_break_at_end)
+        add(severity::note, diag_code::qp_soft_break_at_end,
+            "quoted-printable body ends with a soft line break; dropped");
+    if (st.eight_bit)
+        add(severity::note, diag_code::qp_8bit,
+            "unencoded 8-bit octets in a quoted-printable body; kept as they are");
+    if (st.long_line)
+        add(severity::note, diag_code::qp_long_line,
+            "quoted-printable line longer than 76 characters; decoded anyway");
+    return st;
+}
+
+std::vector<part_view> document::parts() const {
+    std::vector<part_view> out;
+    out.reserve(entities_.size());
+    for (std::size_t i = 0; i < entities_.size(); ++i) out.emplace_back(this, std::uint32_t(i));
+    return out;
+}
+
+std::optional<part_view> document::find(std::string_view path) const {
+    std::uint32_t cur = 0;
+    while (!path.empty()) {
+        std::size_t dot = path.find('.');
+        std::string_view head = path.substr(0, dot);
+        std::uint32_t want = 0;
+        for (char c : head) {
+            if (c < '0' || c > '9' || want > 100'000'000) return std::nullopt;
+            want = want * 10 + std::uint32_t(c - '0');
+        }
+        if (head.empty()) return std::nullopt;
+        std::uint32_t c = entities_[cur].first_child;
+        while (c != detail::entity_record::none && entities_[c].number != want)
+            c = entities_[c].next_sibling;
+        if (c == detail::entity_record::none) return std::nullopt;
+        cur = c;
+        path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
+    }
+    return part_view(this, cur);
+}
+
+}  // namespace mhtml::mime

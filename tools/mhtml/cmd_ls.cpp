@@ -1,0 +1,231 @@
+// mhtml ls: the tree of a MIME document with sizes, identifiers and diagnostics.
+
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "json.hpp"
+#include "mhtml/mime/document.hpp"
+
+namespace mhtml::cli {
+
+namespace {
+
+struct ls_options {
+    std::string file;
+    bool json = false;
+    bool hash = false;
+    parse_limits limits;
+};
+
+std::string sha256_hex(std::string_view data) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+    static const char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned i = 0; i < len; ++i) {
+        out += hex[md[i] >> 4];
+        out += hex[md[i] & 15];
+    }
+    return out;
+}
+
+struct part_info {
+    mime::part_view part;
+    std::uint64_t decoded_size = 0;
+    std::string sha256;
+};
+
+// Printable form of a header value for the text listing: control octets become '?'.
+std::string printable(std::string_view s, std::size_t max = 200) {
+    std::string out;
+    for (char c : s.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    if (s.size() > max) out += "...";
+    return out;
+}
+
+int run_ls(const ls_options& o) {
+    std::error_code ec;
+    input_buffer in = input_buffer::open(o.file, ec);
+    if (ec) {
+        std::cerr << "mhtml ls: cannot read " << (o.file == "-" ? "standard input" : o.file) << ": "
+                  << ec.message() << '\n';
+        return exit_usage;
+    }
+    mime::parse_options po;
+    po.limits = o.limits;
+    mime::document doc = mime::document::parse(std::move(in), po);
+    std::vector<diagnostic> diags = doc.diagnostics();
+
+    std::vector<part_info> infos;
+    infos.reserve(doc.size());
+    std::string buf;
+    for (mime::part_view p : doc.parts()) {
+        part_info pi{p};
+        if (p.is_leaf()) {
+            buf.clear();
+            p.decode_to(buf, diags);
+            pi.decoded_size = buf.size();
+            if (o.hash) pi.sha256 = sha256_hex(buf);
+        }
+        infos.push_back(std::move(pi));
+    }
+    bool errors = false;
+    for (const diagnostic& d : diags) errors |= d.sev == severity::error;
+
+    std::string out;
+    if (o.json) {
+        json_writer w(out);
+        w.begin_object();
+        w.key("file");
+        w.string(o.file);
+        w.key("size");
+        w.number(doc.bytes().size());
+        w.key("parts");
+        w.begin_array();
+        for (const part_info& pi : infos) {
+            const mime::part_view& p = pi.part;
+            const auto& ct = p.content_type();
+            w.begin_object();
+            w.key("path");
+            w.string(p.path());
+            w.key("content_type");
+            w.string(ct.essence());
+            w.key("parameters");
+            w.begin_object();
+            for (const auto& prm : ct.params.items()) {
+                w.key(prm.name);
+                w.string(prm.value);
+            }
+            w.end_object();
+            w.key("encoding");
+            w.string(mime::transfer_encoding_name(p.encoding()));
+            auto disp = p.disposition();
+            w.key("disposition");
+            disp ? w.string(disp->type) : w.null();
+            w.key("filename");
+            std::optional<std::string_view> fname;
+            if (disp) fname = disp->filename();
+            if (!fname) fname = ct.param("name");
+            fname ? w.string(*fname) : w.null();
+            auto cid = p.content_id();
+            w.key("content_id");
+            cid ? w.string(*cid) : w.null();
+            auto loc = p.content_location();
+            w.key("content_location");
+            loc ? w.string(*loc) : w.null();
+            w.key("offset");
+            w.number(p.offset());
+            w.key("encoded_size");
+            w.number(p.raw_body().size());
+            w.key("decoded_size");
+            p.is_leaf() ? w.number(pi.decoded_size) : w.null();
+            w.key("leaf");
+            w.boolean(p.is_leaf());
+            if (o.hash && p.is_leaf()) {
+                w.key("sha256");
+                w.string(pi.sha256);
+            }
+            w.end_object();
+        }
+        w.end_array();
+        w.key("diagnostics");
+        w.begin_array();
+        for (const diagnostic& d : diags) {
+            w.begin_object();
+            w.key("severity");
+            w.string(severity_name(d.sev));
+            w.key("code");
+            w.string(code_name(d.code));
+            w.key("path");
+            w.string(d.part_path);
+            w.key("offset");
+            w.number(d.offset);
+            w.key("message");
+            w.string(d.message);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+        out += '\n';
+    } else {
+        std::size_t leaves = 0;
+        for (const part_info& pi : infos) leaves += pi.part.is_leaf();
+        out += (o.file == "-" ? std::string("(stdin)") : o.file) + ": " +
+               std::to_string(doc.size()) + " entities, " + std::to_string(leaves) + " leaves, " +
+               std::to_string(doc.bytes().size()) + " octets\n";
+        char line[256];
+        std::snprintf(line, sizeof line, "%-12s %-32s %-16s %10s %10s  %s\n", "PATH", "TYPE",
+                      "ENCODING", "SIZE", "DECODED", "DETAILS");
+        out += line;
+        for (const part_info& pi : infos) {
+            const mime::part_view& p = pi.part;
+            const auto& ct = p.content_type();
+            std::string path = std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path());
+            std::string details;
+            for (const char* key : {"charset", "type", "start", "boundary", "name"}) {
+                if (auto v = ct.param(key)) details += std::string(key) + "=\"" + printable(*v) + "\" ";
+            }
+            if (auto disp = p.disposition()) {
+                details += disp->type;
+                if (auto fn = disp->filename()) details += " filename=\"" + printable(*fn) + "\"";
+                details += ' ';
+            }
+            if (auto cid = p.content_id()) details += "id=<" + printable(*cid) + "> ";
+            if (auto loc = p.content_location()) details += "location=" + printable(*loc) + ' ';
+            std::string decoded = p.is_leaf() ? std::to_string(pi.decoded_size) : "-";
+            std::snprintf(line, sizeof line, "%-12s %-32s %-16s %10llu %10s  ", path.c_str(),
+                          printable(ct.essence(), 32).c_str(),
+                          std::string(mime::transfer_encoding_name(p.encoding())).c_str(),
+                          static_cast<unsigned long long>(p.raw_body().size()), decoded.c_str());
+            out += line;
+            out += details;
+            while (!out.empty() && out.back() == ' ') out.pop_back();
+            out += '\n';
+            if (o.hash && p.is_leaf()) out += std::string(14, ' ') + "sha256 " + pi.sha256 + '\n';
+        }
+        if (!diags.empty()) {
+            out += "diagnostics:\n";
+            for (const diagnostic& d : diags) {
+                out += "  " + std::string(severity_name(d.sev)) + ' ' + std::string(code_name(d.code)) +
+                       " part " + (d.part_path.empty() ? "." : d.part_path) + " @" +
+                       std::to_string(d.offset) + ": " + d.message + '\n';
+            }
+        }
+    }
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (std::fflush(stdout) != 0) {
+        std::cerr << "mhtml ls: cannot write the output\n";
+        return exit_usage;
+    }
+    return errors ? exit_input_errors : exit_ok;
+}
+
+}  // namespace
+
+runner add_ls_command(CLI::App& app) {
+    auto o = std::make_shared<ls_options>();
+    CLI::App* cmd = app.add_subcommand("ls", "List the parts of a MIME document: type, encoding, "
+                                             "sizes, Content-ID, Content-Location; then diagnostics");
+    cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")->required();
+    cmd->add_flag("--json", o->json,
+                  "print one JSON document {\"parts\": [...], \"diagnostics\": [...]}");
+    cmd->add_flag("--hash", o->hash, "add the SHA-256 of each leaf's decoded content");
+    add_limit_options(*cmd, o->limits);
+    cmd->footer(
+        "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"
+        "1.2 the second part inside part 1; the message inside a message/rfc822 part P is P.1.\n"
+        "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O failure.\n"
+        "\n"
+        "Examples:\n"
+        "  mhtml ls saved.mhtml\n"
+        "  mhtml ls --json --hash saved.mhtml | jq '.parts[] | select(.leaf) | .sha256'\n"
+        "  mhtml ls --max-depth 8 - < suspicious.eml");
+    return [o] { return run_ls(*o); };
+}
+
+}  // namespace mhtml::cli

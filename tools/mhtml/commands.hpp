@@ -1,0 +1,22 @@
+#pragma once
+// Each subcommand lives in cmd_<verb>.cpp and registers itself on the application with
+// add_<verb>_command, which returns the function that runs it after parsing.
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+#include "mhtml/limits.hpp"
+
+namespace mhtml::cli {
+
+/// Exit codes shared by every subcommand.
+enum exit_code : int { exit_ok = 0, exit_input_errors = 1, exit_usage = 2 };
+
+using runner = std::function<int()>;
+
+runner add_ls_command(CLI::App& app);
+
+/// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
+void add_limit_options(CLI::App& cmd, parse_limits& limits);
+
+}  // namespace mhtml::cli

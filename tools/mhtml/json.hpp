@@ -1,0 +1,50 @@
+#pragma once
+// A minimal streaming JSON writer for the CLI's --json output. Strings are written as
+// UTF-8; octets that are not valid UTF-8 are written as \u00XX (their Latin-1 reading),
+// so the output is always valid JSON whatever the archive contains.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace mhtml::cli {
+
+class json_writer {
+public:
+    explicit json_writer(std::string& out) : out_(out) {}
+    void begin_object() { value_prefix(); out_ += '{'; first_ = true; }
+    void end_object() { out_ += '}'; first_ = false; }
+    void begin_array() { value_prefix(); out_ += '['; first_ = true; }
+    void end_array() { out_ += ']'; first_ = false; }
+    void key(std::string_view k) {
+        if (!first_) out_ += ',';
+        first_ = true;
+        string_raw(k);
+        out_ += ':';
+        after_key_ = true;
+    }
+    void string(std::string_view s) { value_prefix(); string_raw(s); }
+    void number(std::uint64_t n) { value_prefix(); out_ += std::to_string(n); }
+    void boolean(bool b) { value_prefix(); out_ += b ? "true" : "false"; }
+    void null() { value_prefix(); out_ += "null"; }
+
+private:
+    void value_prefix() {
+        if (after_key_) {
+            after_key_ = false;
+        } else if (!first_) {
+            out_ += ',';
+        }
+        first_ = false;
+    }
+    void string_raw(std::string_view s);
+
+    std::string& out_;
+    bool first_ = true;
+    bool after_key_ = false;
+};
+
+/// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
+std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept;
+
+}  // namespace mhtml::cli

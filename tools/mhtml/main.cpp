@@ -1,0 +1,53 @@
+// mhtml: the command-line tool. One subcommand per cmd_<verb>.cpp.
+
+#include <iostream>
+
+#include "commands.hpp"
+
+namespace mhtml::cli {
+
+void add_limit_options(CLI::App& cmd, parse_limits& limits) {
+    cmd.add_option("--max-depth", limits.max_depth,
+                   "nesting of multiparts/messages that is parsed (default 100, at most 1000)")
+        ->check(CLI::Range(std::size_t(1), parse_limits::hard_max_depth));
+    cmd.add_option("--max-parts", limits.max_parts, "entities parsed in one document (default 1000000)")
+        ->check(CLI::PositiveNumber);
+    cmd.add_option("--max-header-bytes", limits.max_header_block,
+                   "octets of one header block that are interpreted (default 1 MiB)")
+        ->check(CLI::PositiveNumber);
+    cmd.add_option("--max-line-length", limits.max_line_length,
+                   "header line length reported as too long (default 1 MiB)")
+        ->check(CLI::PositiveNumber);
+}
+
+}  // namespace mhtml::cli
+
+int main(int argc, char** argv) {
+    using namespace mhtml::cli;
+    CLI::App app{"mhtml: read, check and convert MIME aggregate documents (.mhtml, .mht, .eml)"};
+    app.set_version_flag("--version", "mhtml 0.1.0");
+    app.require_subcommand(1);
+    app.footer(
+        "Examples:\n"
+        "  mhtml ls page.mhtml              list the parts of a saved page\n"
+        "  mhtml ls --json --hash mail.eml  the same as JSON, with SHA-256 of each decoded leaf\n"
+        "  cat page.mht | mhtml ls -        read standard input\n"
+        "\n"
+        "Run 'mhtml COMMAND --help' for the options of a command.");
+    runner ls = add_ls_command(app);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? 0 : exit_usage;
+    }
+    try {
+        for (CLI::App* sub : app.get_subcommands()) {
+            if (sub->get_name() == "ls") return ls();
+        }
+    } catch (const std::exception& e) {
+        std::cerr << "mhtml: " << e.what() << '\n';
+        return exit_usage;
+    }
+    return exit_usage;
+}
