@@ -65,7 +65,7 @@ int run_ls(const ls_options& o) {
     infos.reserve(doc.size());
     std::string buf;
     for (mime::part_view p : doc.parts()) {
-        part_info pi{p};
+        part_info pi{p, 0, {}};
         if (p.is_leaf()) {
             buf.clear();
             p.decode_to(buf, diags);

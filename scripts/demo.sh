@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Quick start, part 1: install what is missing, build (Release), and list a bundled sample
+# archive with `mhtml ls`. Run from anywhere, as root on Debian 12.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bash "$root/scripts/setup-deps.sh"
+cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DMHTML_BUILD_TESTS=OFF >/dev/null
+cmake --build "$root/build/release" -j"$(nproc)"
+echo
+echo "\$ mhtml ls samples/chromium__page_with_image_ie.mht"
+"$root/build/release/tools/mhtml/mhtml" ls "$root/samples/chromium__page_with_image_ie.mht"

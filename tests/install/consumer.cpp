@@ -1,0 +1,16 @@
+// Built against an installed mhtml (scripts/test.sh): parses a file, prints its parts.
+#include <mhtml/mime/document.hpp>
+
+#include <cstdio>
+
+int main(int argc, char** argv) {
+    if (argc != 2) return 2;
+    std::error_code ec;
+    auto in = mhtml::input_buffer::open(argv[1], ec);
+    if (ec) return 2;
+    auto doc = mhtml::mime::document::parse(std::move(in));
+    std::size_t leaves = 0;
+    for (auto p : doc.parts()) leaves += p.is_leaf();
+    std::printf("consumer: %zu entities, %zu leaves\n", doc.size(), leaves);
+    return leaves > 0 ? 0 : 1;
+}

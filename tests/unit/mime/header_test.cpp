@@ -1,0 +1,54 @@
+#include "mhtml/mime/header.hpp"
+
+#include <gtest/gtest.h>
+
+#include "mhtml/mime/document.hpp"
+
+namespace mhtml::mime {
+namespace {
+
+TEST(Header, UnfoldRemovesCrlfBeforeWsp_Rfc5322_2_2_3) {
+    EXPECT_EQ(unfold(" multipart/related;\r\n\tboundary=\"x\"\r\n"), "multipart/related;\tboundary=\"x\"");
+    EXPECT_EQ(unfold(" a\n b"), "a b");      // bare LF
+    EXPECT_EQ(unfold(" a\r b"), "a b");      // bare CR
+    EXPECT_EQ(unfold("   \t "), "");
+}
+
+TEST(Header, IequalsIsAsciiCaseInsensitive) {
+    EXPECT_TRUE(iequals("Content-Type", "content-TYPE"));
+    EXPECT_FALSE(iequals("Content-Type", "Content-Typ"));
+    EXPECT_FALSE(iequals("\xC3\xA9", "\xC3\x89"));
+}
+
+TEST(Header, SkipCfwsSkipsNestedComments) {
+    std::string_view s = " (a (nested \\) comment) b) \r\n x";
+    EXPECT_EQ(s.substr(skip_cfws(s, 0)), "x");
+    EXPECT_EQ(skip_cfws("(unterminated", 0), 13u);
+}
+
+TEST(Header, FieldsKeepOrderRepeatsAndRawBytes) {
+    std::string in =
+        "Received: a\r\nX-Dup: 1\r\nSubject: folded\r\n  line\r\nX-Dup: 2\r\nX-8bit: caf\xE9\r\n\r\nbody";
+    auto doc = document::parse(in);
+    auto hs = doc.root().headers();
+    ASSERT_EQ(hs.size(), 5u);
+    EXPECT_EQ(hs[1].name, "X-Dup");
+    EXPECT_EQ(hs[1].value(), "1");
+    EXPECT_EQ(hs[3].value(), "2");
+    EXPECT_EQ(hs[2].raw, "Subject: folded\r\n  line\r\n");
+    EXPECT_EQ(hs[2].raw_value, " folded\r\n  line");
+    EXPECT_EQ(hs[2].value(), "folded  line");
+    EXPECT_EQ(hs[4].value(), "caf\xE9");
+    EXPECT_EQ(doc.root().raw_body(), "body");
+    EXPECT_EQ(doc.root().header("x-dup")->value(), "1");
+}
+
+TEST(Header, ObsoleteWhitespaceBeforeColon_Rfc5322_4_5) {
+    auto doc = document::parse("Content-Type : text/html\r\n\r\n<p>");
+    EXPECT_EQ(doc.root().content_type().essence(), "text/html");
+    ASSERT_EQ(doc.root().headers().size(), 1u);
+    EXPECT_EQ(doc.root().headers()[0].name, "Content-Type");
+}
+
+}  // namespace
+}  // namespace mhtml::mime
