@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "mhtml/mime/document.hpp"
+#include "mhtml/mime/node.hpp"
 
 namespace mhtml::mime {
 namespace {
@@ -63,6 +64,7 @@ TEST_P(Corpus, UnchangedAndRoundTripsByteForByte) {
     ASSERT_EQ(sha256_hex(data), GetParam().sha256) << "corpus file was modified";
     auto doc = document::parse(data);
     EXPECT_EQ(serialize(doc), data);
+    EXPECT_EQ(write(node::from(doc.root())).bytes, data);
     std::string out;
     std::vector<diagnostic> diags;
     for (auto p : doc.parts())
