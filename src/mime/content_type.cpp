@@ -303,11 +303,16 @@ transfer_encoding parse_transfer_encoding(std::string_view s) noexcept {
     while (e < s.size() && !is_space(s[e]) && s[e] != '(' && s[e] != ';') ++e;
     std::string_view t = s.substr(i, e - i);
     if (t.size() >= 2 && t.front() == '"' && t.back() == '"') t = t.substr(1, t.size() - 2);
-    if (iequals(t, "7bit")) return transfer_encoding::seven_bit;
-    if (iequals(t, "8bit")) return transfer_encoding::eight_bit;
-    if (iequals(t, "binary")) return transfer_encoding::binary;
-    if (iequals(t, "quoted-printable")) return transfer_encoding::quoted_printable;
-    if (iequals(t, "base64")) return transfer_encoding::base64;
+    if (t.size() > 16) return transfer_encoding::unknown;
+    char low[16];
+    for (std::size_t k = 0; k < t.size(); ++k)
+        low[k] = t[k] >= 'A' && t[k] <= 'Z' ? char(t[k] + 32) : t[k];
+    std::string_view l(low, t.size());
+    if (l == "base64") return transfer_encoding::base64;
+    if (l == "quoted-printable") return transfer_encoding::quoted_printable;
+    if (l == "7bit") return transfer_encoding::seven_bit;
+    if (l == "8bit") return transfer_encoding::eight_bit;
+    if (l == "binary") return transfer_encoding::binary;
     return transfer_encoding::unknown;
 }
 

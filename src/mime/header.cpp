@@ -33,6 +33,7 @@ bool header_field_view::is(std::string_view n) const noexcept { return iequals(n
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size()) return false;
+    if (a == b) return true;  // the common case: the same spelling
     for (std::size_t i = 0; i < a.size(); ++i)
         if (lower(a[i]) != lower(b[i])) return false;
     return true;

@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "mhtml/mime/document.hpp"
 
@@ -17,10 +20,41 @@ namespace mhtml::mime {
 namespace {
 
 constexpr bool is_wsp(char c) noexcept { return c == ' ' || c == '\t'; }
+
+// The unfolded, trimmed field body; a view into the input unless it was folded.
+std::string_view unfolded_view(std::string_view raw, std::string& storage) {
+    if (raw.find_first_of("\r\n") != std::string_view::npos) {
+        storage = unfold(raw);
+        return storage;
+    }
+    while (!raw.empty() && is_wsp(raw.front())) raw.remove_prefix(1);
+    while (!raw.empty() && is_wsp(raw.back())) raw.remove_suffix(1);
+    return raw;
+}
 // RFC 5322 §3.6.8 ftext, as Python's email accepts it: printable US-ASCII except ':'.
 constexpr bool is_ftext(char c) noexcept {
     auto u = static_cast<unsigned char>(c);
     return u >= 0x21 && u <= 0x7e && c != ':';
+}
+
+// Length of the run of ftext octets at the start of `s` (the field name).
+std::size_t ftext_run(std::string_view s) noexcept {
+    std::size_t n = 0;
+#if defined(__SSE2__)
+    const __m128i colon = _mm_set1_epi8(':'), del = _mm_set1_epi8(0x7f), low = _mm_set1_epi8(0x21);
+    while (s.size() - n >= 16) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + n));
+        // Signed compare: 0x00-0x20 and 0x80-0xFF are all "less than 0x21".
+        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, del)),
+                                   _mm_cmplt_epi8(v, low));
+        int mask = _mm_movemask_epi8(bad);
+        if (mask != 0)
+            return n + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        n += 16;
+    }
+#endif
+    while (n < s.size() && is_ftext(s[n])) ++n;
+    return n;
 }
 
 // RFC 2046 §5.1.1: bchars := bcharsnospace / " "; 1 to 70 characters, not ending in space.
@@ -74,7 +108,7 @@ private:
     bool delimiter_line(std::uint64_t line) const;
     std::string guess_boundary(std::uint64_t from, std::uint64_t to) const;
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
-    std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next) const;
+    std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
 
     document& doc_;
     const parse_options& opts_;
@@ -135,6 +169,11 @@ void parser::run() {
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
         return;
     }
+    // A first guess at the number of entities avoids most regrowth of the vectors.
+    std::size_t guess = std::min<std::uint64_t>(size_ / 4096 + 8, limits_.max_parts);
+    doc_.entities_.reserve(guess);
+    doc_.types_.reserve(guess);
+    doc_.headers_.reserve(guess * 4);
     std::uint32_t root = new_entity(detail::entity_record::none, 0, 0);
     delim_match m = parse_entity(root, false);
     (void)m;
@@ -154,10 +193,31 @@ void parser::run() {
 
 // Finds the end of the line starting at pos: returns the offset of its line end and
 // stores the offset after the line end in *next. CRLF, bare LF and bare CR all end lines.
-std::uint64_t parser::line_end(std::uint64_t pos, std::uint64_t* next) const {
+std::uint64_t parser::line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd) const {
     const char* p = data_ + pos;
     const char* e = data_ + size_;
-    while (p < e && *p != '\n' && *p != '\r') ++p;
+    unsigned acc = 0;
+#if defined(__SSE2__)
+    // 16 octets at a time: stop at the first block holding '\n', '\r', NUL or an 8-bit
+    // octet, and finish that block octet by octet.
+    const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    while (e - p >= 16) {
+        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)),
+                                   _mm_cmpeq_epi8(v, zero));
+        if ((_mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) != 0) break;
+        p += 16;
+    }
+#endif
+    for (; p < e; ++p) {
+        auto u = static_cast<unsigned char>(*p);
+        // Only '\n', '\r', NUL and 8-bit octets need a closer look.
+        if (u <= '\r' || u >= 0x80) {
+            if (u == '\n' || u == '\r') break;
+            acc |= u == 0 ? 1u : (u >= 0x80 ? 2u : 0u);
+        }
+    }
+    if (odd) *odd |= acc;
     std::uint64_t le = static_cast<std::uint64_t>(p - data_);
     if (p == e) {
         *next = le;
@@ -198,7 +258,10 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
     };
     while (pos < size_) {
         std::uint64_t next;
-        std::uint64_t le = line_end(pos, &next);
+        unsigned odd = 0;  // 1: NUL seen, 2: 8-bit octet seen
+        std::uint64_t le = line_end(pos, &next, &odd);
+        saw_nul |= (odd & 1) != 0;
+        saw_8bit |= (odd & 2) != 0;
         if (le == pos) {  // the empty line that ends the header block
             body = next;
             blank = true;
@@ -244,8 +307,7 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                  "part has an empty body");
             return finish();
         }
-        std::size_t n = 0;
-        while (n < line.size() && is_ftext(line[n])) ++n;
+        std::size_t n = ftext_run(line);
         std::size_t colon = n;
         while (colon < line.size() && is_wsp(line[colon])) ++colon;  // RFC 5322 §4.5 obs-optional
         if (colon >= line.size() || line[colon] != ':' ||
@@ -274,10 +336,6 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
         } else if (colon != n) {
             diag(severity::note, diag_code::header_name_whitespace, e, pos,
                  "white space between field name and colon (obsolete syntax, RFC 5322 §4.5.1)");
-        }
-        for (char c : line) {
-            if (static_cast<unsigned char>(c) >= 0x80) saw_8bit = true;
-            if (c == '\0') saw_nul = true;
         }
         if (interpreting) {
             if (hdrs.size() - first >= limits_.max_header_fields) {
@@ -319,7 +377,8 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             }
             have_ct = true;
             value_issues is;
-            ct = parse_content_type(f.value(), is);
+            std::string folded;
+            ct = parse_content_type(unfolded_view(f.raw_value, folded), is);
             auto off = static_cast<std::uint64_t>(f.raw.data() - data_);
             if (is.invalid) {
                 diag(severity::warning, diag_code::content_type_invalid, e, off,
