@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/mime/rfc2047.hpp"
 
 namespace mhtml::cli {
 
@@ -32,6 +33,18 @@ std::string sha256_hex(std::string_view data) {
         out += hex[md[i] & 15];
     }
     return out;
+}
+
+// A file name for display: RFC 2231 values arrive decoded; many mailers (Outlook, Apple
+// Mail) put RFC 2047 encoded-words inside the quoted value instead, which is decoded too.
+std::optional<std::string> display_filename(const mime::part_view& p) {
+    std::optional<std::string_view> raw;
+    auto disp = p.disposition();
+    if (disp) raw = disp->filename();
+    if (!raw) raw = p.content_type().param("name");
+    if (!raw) return std::nullopt;
+    if (raw->find("=?") == std::string_view::npos) return std::string(*raw);
+    return mime::decode_to_utf8(*raw);
 }
 
 struct part_info {
@@ -108,9 +121,7 @@ int run_ls(const ls_options& o) {
             w.key("disposition");
             disp ? w.string(disp->type) : w.null();
             w.key("filename");
-            std::optional<std::string_view> fname;
-            if (disp) fname = disp->filename();
-            if (!fname) fname = ct.param("name");
+            auto fname = display_filename(p);
             fname ? w.string(*fname) : w.null();
             auto cid = p.content_id();
             w.key("content_id");
@@ -167,14 +178,11 @@ int run_ls(const ls_options& o) {
             const auto& ct = p.content_type();
             std::string path = std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path());
             std::string details;
-            for (const char* key : {"charset", "type", "start", "boundary", "name"}) {
+            for (const char* key : {"charset", "type", "start", "boundary"}) {
                 if (auto v = ct.param(key)) details += std::string(key) + "=\"" + printable(*v) + "\" ";
             }
-            if (auto disp = p.disposition()) {
-                details += disp->type;
-                if (auto fn = disp->filename()) details += " filename=\"" + printable(*fn) + "\"";
-                details += ' ';
-            }
+            if (auto disp = p.disposition()) details += disp->type + ' ';
+            if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn) + "\" ";
             if (auto cid = p.content_id()) details += "id=<" + printable(*cid) + "> ";
             if (auto loc = p.content_location()) details += "location=" + printable(*loc) + ' ';
             std::string decoded = p.is_leaf() ? std::to_string(pi.decoded_size) : "-";

@@ -1,0 +1,97 @@
+// mhtml ls as a user runs it: exit codes, JSON shape, standard input, --help.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct run_result {
+    int status;
+    std::string out;
+};
+
+run_result run(const std::string& args) {
+    std::string cmd = std::string(MHTML_CLI_PATH) + " " + args + " 2>/dev/null";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+    int st = pclose(p);
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string corpus(const char* name) {
+    return std::string(MHTML_TEST_DATA) + "/corpus/" + name;
+}
+
+std::string temp_file(const std::string& content) {
+    static int n = 0;
+    auto p = std::filesystem::temp_directory_path() /
+             ("mhtml_ls_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+    std::ofstream(p, std::ios::binary) << content;
+    return p.string();
+}
+
+TEST(CliLs, CleanArchiveExitsZeroAndListsParts) {
+    auto r = run("ls " + corpus("chromium__page_with_image_ie.mht"));
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("multipart/related"), std::string::npos);
+    EXPECT_NE(r.out.find("image/png"), std::string::npos);
+    EXPECT_NE(r.out.find("location=http://localhost/resources/red_square.png"), std::string::npos);
+}
+
+TEST(CliLs, JsonHasPartsAndDiagnostics) {
+    auto r = run("ls --json --hash " + corpus("chromium__malformed_mhtml_no_footer.mht"));
+    EXPECT_EQ(r.status, 0);  // a missing close delimiter is a warning
+    for (const char* key : {"\"parts\":[", "\"diagnostics\":[", "\"path\":\"1\"", "\"content_type\":\"image/png\"",
+                            "\"encoding\":\"base64\"", "\"leaf\":true", "\"sha256\":\"", "\"encoded_size\":",
+                            "\"decoded_size\":", "\"content_id\":null", "\"content_location\":\"http://",
+                            "\"code\":\"missing_close_delimiter\"", "\"severity\":\"warning\"",
+                            "\"offset\":", "\"parameters\":{"})
+        EXPECT_NE(r.out.find(key), std::string::npos) << key;
+}
+
+TEST(CliLs, ErrorsInInputExitOne) {
+    std::string f = temp_file(
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Transfer-Encoding: base64\r\n"
+        "\r\nQUJDR\r\n--b--\r\n");
+    auto r = run("ls --json " + f);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.out.find("\"code\":\"base64_truncated\""), std::string::npos);
+    EXPECT_NE(r.out.find("\"path\":\"1\""), std::string::npos);
+    std::filesystem::remove(f);
+}
+
+TEST(CliLs, MissingFileAndBadUsageExitTwo) {
+    EXPECT_EQ(run("ls /nonexistent/file.mht").status, 2);
+    EXPECT_EQ(run("ls").status, 2);
+    EXPECT_EQ(run("frobnicate").status, 2);
+    EXPECT_EQ(run("ls --max-depth 0 x").status, 2);
+}
+
+TEST(CliLs, ReadsStandardInput) {
+    auto r = run("ls --json - < " + corpus("chromium__page_with_image_ie.mht"));
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("\"file\":\"-\""), std::string::npos);
+    EXPECT_NE(r.out.find("\"content_type\":\"image/png\""), std::string::npos);
+}
+
+TEST(CliLs, HelpHasExamples) {
+    auto r = run("ls --help");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+    EXPECT_NE(run("--help").out.find("mhtml ls"), std::string::npos);
+}
+
+TEST(CliLs, Rfc2047FileNameIsDecoded) {
+    auto r = run("ls --json " + corpus("nylas__raw_message_with_outlook_emoji_inline.eml"));
+    EXPECT_NE(r.out.find("\"filename\":\"OutlookEmoji-\xF0\x9F\x98\x8A.png\""), std::string::npos);
+}
+
+}  // namespace
