@@ -254,32 +254,41 @@ content_type content_type::default_digest() {
     return ct;
 }
 
-content_type parse_content_type(std::string_view s, value_issues& issues) {
+namespace {
+void assign_lower(std::string& out, std::string_view s) {
+    out.assign(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = char(c + 32);
+}
+}  // namespace
+
+void parse_content_type(std::string_view s, value_issues& issues, content_type& ct) {
     std::size_t i = skip_cfws(s, 0);
     std::size_t te = token_end(s, i);
-    if (te == i) {
-        issues.invalid = true;
-        return content_type::default_text();
-    }
-    content_type ct;
-    ct.type = to_lower(s.substr(i, te - i));
-    i = skip_cfws(s, te);
-    if (i >= s.size() || s[i] != '/') {
+    std::size_t slash = skip_cfws(s, te);
+    std::size_t st = slash < s.size() && s[slash] == '/' ? skip_cfws(s, slash + 1) : s.size();
+    std::size_t se = token_end(s, st);
+    if (te == i || se == st) {
         // RFC 2045 §5.2: a syntactically invalid Content-Type is treated as text/plain.
-        issues.invalid = issues.missing_subtype = true;
-        content_type d = content_type::default_text();
-        return d;
+        issues.invalid = true;
+        issues.missing_subtype = te != i;
+        ct = content_type::default_text();
+        return;
     }
-    i = skip_cfws(s, i + 1);
-    std::size_t se = token_end(s, i);
-    if (se == i) {
-        issues.invalid = issues.missing_subtype = true;
-        return content_type::default_text();
-    }
-    ct.subtype = to_lower(s.substr(i, se - i));
+    assign_lower(ct.type, s.substr(i, te - i));
+    assign_lower(ct.subtype, s.substr(st, se - st));
     i = skip_cfws(s, se);
     if (i < s.size() && s[i] != ';') issues.missing_separator = true;
-    ct.params = parse_parameters(s, i, issues);
+    if (i >= s.size()) {
+        ct.params.items().clear();
+    } else {
+        ct.params = parse_parameters(s, i, issues);
+    }
+}
+
+content_type parse_content_type(std::string_view s, value_issues& issues) {
+    content_type ct;
+    parse_content_type(s, issues, ct);
     return ct;
 }
 

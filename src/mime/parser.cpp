@@ -198,22 +198,36 @@ std::uint64_t parser::line_end(std::uint64_t pos, std::uint64_t* next, unsigned*
     const char* e = data_ + size_;
     unsigned acc = 0;
 #if defined(__SSE2__)
-    // 16 octets at a time: stop at the first block holding '\n', '\r', NUL or an 8-bit
-    // octet, and finish that block octet by octet.
+    // 16 octets at a time: the line end is the first '\n' or '\r' of a block; NUL and 8-bit
+    // octets before it are noted. The last few octets of the input go octet by octet.
     const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+    bool found = false;
     while (e - p >= 16) {
         __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr)),
-                                   _mm_cmpeq_epi8(v, zero));
-        if ((_mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) != 0) break;
+        auto ends = static_cast<unsigned>(
+            _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, lf), _mm_cmpeq_epi8(v, cr))));
+        auto nuls = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
+        auto high = static_cast<unsigned>(_mm_movemask_epi8(v));
+        unsigned before = ends ? (1u << __builtin_ctz(ends)) - 1 : 0xffffu;
+        acc |= (nuls & before ? 1u : 0u) | (high & before ? 2u : 0u);
+        if (ends) {
+            p += __builtin_ctz(ends);
+            found = true;
+            break;
+        }
         p += 16;
     }
+#else
+    bool found = false;
 #endif
-    for (; p < e; ++p) {
+    for (; !found && p < e; ++p) {
         auto u = static_cast<unsigned char>(*p);
         // Only '\n', '\r', NUL and 8-bit octets need a closer look.
         if (u <= '\r' || u >= 0x80) {
-            if (u == '\n' || u == '\r') break;
+            if (u == '\n' || u == '\r') {
+                found = true;
+                break;
+            }
             acc |= u == 0 ? 1u : (u >= 0x80 ? 2u : 0u);
         }
     }
@@ -368,6 +382,8 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     std::span<const header_field_view> hs(doc_.headers_.data() + r.first_header, r.header_count);
     bool have_ct = false, have_cte = false;
     for (const header_field_view& f : hs) {
+        // Only two fields matter here; their lengths filter the rest cheaply.
+        if (f.name.size() != 12 && f.name.size() != 25) continue;
         if (f.is("Content-Type")) {
             if (have_ct) {
                 diag(severity::warning, diag_code::duplicate_field, e,
@@ -378,7 +394,7 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             have_ct = true;
             value_issues is;
             std::string folded;
-            ct = parse_content_type(unfolded_view(f.raw_value, folded), is);
+            parse_content_type(unfolded_view(f.raw_value, folded), is, ct);
             auto off = static_cast<std::uint64_t>(f.raw.data() - data_);
             if (is.invalid) {
                 diag(severity::warning, diag_code::content_type_invalid, e, off,

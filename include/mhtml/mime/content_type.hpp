@@ -83,6 +83,8 @@ struct content_type {
 /// Parses a Content-Type field body (unfolded). An unusable value gives text/plain with
 /// charset=us-ascii (RFC 2045 §5.2) and `issues.invalid`.
 content_type parse_content_type(std::string_view value, value_issues& issues);
+/// The same, into an existing object (reuses its storage).
+void parse_content_type(std::string_view value, value_issues& issues, content_type& out);
 
 struct content_disposition {
     std::string type;  ///< lower-case: "inline", "attachment", ...
