@@ -18,7 +18,8 @@ namespace mhtml::mime {
 
 /// Which implementation the codecs may use. `automatic` picks the best the CPU supports.
 enum class simd_level : std::uint8_t { scalar, avx2, avx512, automatic };
-/// Restricts the codecs to at most `level` (process-wide; for tests and benchmarks).
+/// Restricts the codecs to at most `level` (process-wide; for tests and benchmarks). With
+/// `scalar`, the quoted-printable decoder does not use its SSE2 scan either.
 void set_simd_level(simd_level level) noexcept;
 /// The implementation in use now.
 simd_level active_simd_level() noexcept;

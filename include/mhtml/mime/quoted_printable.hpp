@@ -23,7 +23,9 @@ namespace mhtml::mime {
 class qp_decoder {
 public:
     static constexpr std::size_t max_output(std::size_t n) noexcept { return n + 80; }
+    /// Decodes `in` into `out` (room for max_output(in.size())); returns octets written.
     std::size_t step(std::string_view in, char* out) noexcept;
+    /// Flushes what is held back; returns octets written (at most 2: an escape cut short).
     std::size_t finish(char* out) noexcept;
     const codec_status& status() const noexcept { return status_; }
     void reset() noexcept { *this = qp_decoder{}; }
@@ -31,7 +33,7 @@ public:
 private:
     void octet(std::uint8_t c, std::uint64_t offset, std::uint8_t*& o) noexcept;
     void run(const std::uint8_t*& p, const std::uint8_t* end, std::uint8_t*& o,
-             std::uint64_t offset) noexcept;
+             std::uint64_t offset, bool vector) noexcept;
     void line_end(std::uint64_t offset) noexcept;
 
     char pending_[80]{};       // held-back octets: '=' with its partial escape, or trailing white space
@@ -49,8 +51,12 @@ enum class qp_mode : std::uint8_t { text, binary };
 class qp_encoder {
 public:
     explicit qp_encoder(qp_mode mode = qp_mode::text) noexcept : mode_(mode) {}
+    /// Output room step() (and finish(), with n = 0) may need for `n` input octets.
     static std::size_t max_output(std::size_t n) noexcept;
+    /// Encodes `in` into `out`; up to 4 octets whose encoding depends on what follows are held
+    /// back. Returns octets written.
     std::size_t step(std::string_view in, char* out) noexcept;
+    /// Writes the held-back octets; no soft break is added at the end.
     std::size_t finish(char* out) noexcept;
 
 private:
