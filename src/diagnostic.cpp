@@ -6,23 +6,55 @@ namespace mhtml {
 
 namespace {
 constexpr std::array code_names{
-    "empty_input", "depth_limit", "header_block_limit", "header_count_limit", "part_count_limit",
-    "line_length_limit", "header_without_colon", "header_empty_name", "header_name_whitespace",
-    "header_8bit", "header_nul", "header_bare_cr", "header_bare_lf", "header_missing_blank_line",
-    "header_continuation_first", "duplicate_field", "content_type_invalid",
-    "content_type_missing_subtype", "parameter_invalid", "parameter_duplicate",
-    "parameter_needs_quoting", "missing_parameter_separator", "rfc2231_bad_continuation",
-    "rfc2231_bad_charset", "rfc2047_malformed", "rfc2047_bad_charset",
-    "unknown_transfer_encoding", "msg_id_without_brackets", "msg_id_invalid",
-    "multipart_without_boundary", "boundary_invalid", "boundary_not_found", "boundary_guessed",
-    "multipart_no_parts", "missing_close_delimiter", "implicit_close_by_outer",
-    "near_miss_delimiter", "multipart_with_encoding", "message_with_encoding", "line_ending_lf",
-    "line_ending_cr", "line_ending_mixed", "no_mime_structure", "truncated_header",
-    "base64_invalid_char", "base64_bad_padding", "base64_truncated", "base64_data_after_padding",
-    "qp_invalid_escape", "qp_soft_break_at_end", "qp_8bit", "qp_long_line", "line_too_long",
+    "empty_input",
+    "depth_limit",
+    "header_block_limit",
+    "header_count_limit",
+    "part_count_limit",
+    "line_length_limit",
+    "header_without_colon",
+    "header_empty_name",
+    "header_name_whitespace",
+    "header_8bit",
+    "header_nul",
+    "header_missing_blank_line",
+    "header_continuation_first",
+    "duplicate_field",
+    "content_type_invalid",
+    "parameter_invalid",
+    "parameter_duplicate",
+    "parameter_needs_quoting",
+    "missing_parameter_separator",
+    "rfc2231_bad_continuation",
+    "rfc2231_bad_charset",
+    "unknown_transfer_encoding",
+    "multipart_without_boundary",
+    "boundary_invalid",
+    "boundary_not_found",
+    "boundary_guessed",
+    "multipart_no_parts",
+    "missing_close_delimiter",
+    "implicit_close_by_outer",
+    "near_miss_delimiter",
+    "multipart_with_encoding",
+    "message_with_encoding",
+    "line_ending_lf",
+    "line_ending_cr",
+    "line_ending_mixed",
+    "no_mime_structure",
+    "truncated_header",
+    "base64_invalid_char",
+    "base64_bad_padding",
+    "base64_truncated",
+    "base64_data_after_padding",
+    "qp_invalid_escape",
+    "qp_soft_break_at_end",
+    "qp_8bit",
+    "qp_long_line",
     "serialize_line_too_long",
+    "repeated_delimiter",
 };
-static_assert(code_names.size() == std::size_t(diag_code::serialize_line_too_long) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::repeated_delimiter) + 1,
               "every diag_code needs a name");
 }  // namespace
 
@@ -33,10 +65,14 @@ std::string_view code_name(diag_code c) noexcept {
 
 std::string_view severity_name(severity s) noexcept {
     switch (s) {
-        case severity::note: return "note";
-        case severity::warning: return "warning";
-        case severity::ambiguous: return "ambiguous";
-        case severity::error: return "error";
+        case severity::note:
+            return "note";
+        case severity::warning:
+            return "warning";
+        case severity::ambiguous:
+            return "ambiguous";
+        case severity::error:
+            return "error";
     }
     return "unknown";
 }

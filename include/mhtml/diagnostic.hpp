@@ -34,25 +34,18 @@ enum class diag_code : std::uint16_t {
     header_name_whitespace,
     header_8bit,
     header_nul,
-    header_bare_cr,
-    header_bare_lf,
     header_missing_blank_line,
     header_continuation_first,
     duplicate_field,
     // structured fields
     content_type_invalid,
-    content_type_missing_subtype,
     parameter_invalid,
     parameter_duplicate,
     parameter_needs_quoting,
     missing_parameter_separator,
     rfc2231_bad_continuation,
     rfc2231_bad_charset,
-    rfc2047_malformed,
-    rfc2047_bad_charset,
     unknown_transfer_encoding,
-    msg_id_without_brackets,
-    msg_id_invalid,
     // multipart structure
     multipart_without_boundary,
     boundary_invalid,
@@ -78,9 +71,10 @@ enum class diag_code : std::uint16_t {
     qp_soft_break_at_end,
     qp_8bit,
     qp_long_line,
-    line_too_long,
     // serializer
     serialize_line_too_long,
+    // multipart structure (continued)
+    repeated_delimiter,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

@@ -19,7 +19,9 @@ namespace mhtml::mime {
 
 namespace {
 
-constexpr bool is_wsp(char c) noexcept { return c == ' ' || c == '\t'; }
+constexpr bool is_wsp(char c) noexcept {
+    return c == ' ' || c == '\t';
+}
 
 // The unfolded, trimmed field body; a view into the input unless it was folded.
 std::string_view unfolded_view(std::string_view raw, std::string& storage) {
@@ -90,8 +92,10 @@ public:
     void run();
 
 private:
+    // An active multipart. The boundary is looked up through the entity each time: a view
+    // kept here would dangle when the entity vector grows.
     struct frame {
-        std::string_view boundary;
+        std::uint32_t entity;
     };
 
     void diag(severity s, diag_code c, std::uint32_t entity, std::uint64_t off, std::string msg);
@@ -108,6 +112,7 @@ private:
     bool delimiter_line(std::uint64_t line) const;
     std::string guess_boundary(std::uint64_t from, std::uint64_t to) const;
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
+    void near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to);
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
 
     document& doc_;
@@ -139,7 +144,9 @@ void parser::diag(severity s, diag_code c, std::uint32_t e, std::uint64_t off, s
     doc_.diagnostics_.push_back({s, c, path_of(e), off, std::move(msg)});
 }
 
-std::string parser::path_of(std::uint32_t e) const { return part_view(&doc_, e).path(); }
+std::string parser::path_of(std::uint32_t e) const {
+    return part_view(&doc_, e).path();
+}
 
 std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth) {
     auto idx = static_cast<std::uint32_t>(doc_.entities_.size());
@@ -260,8 +267,9 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
     bool blank = false;
     auto finish = [&] {
         if (saw_8bit)
-            diag(severity::note, diag_code::header_8bit, e, begin,
-                 "8-bit octets in the header block (not US-ASCII, RFC 5322 §2.2); kept as they are");
+            diag(
+                severity::note, diag_code::header_8bit, e, begin,
+                "8-bit octets in the header block (not US-ASCII, RFC 5322 §2.2); kept as they are");
         if (saw_nul)
             diag(severity::warning, diag_code::header_nul, e, begin,
                  "NUL octet in the header block; kept as it is");
@@ -274,19 +282,23 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
         std::uint64_t next;
         unsigned odd = 0;  // 1: NUL seen, 2: 8-bit octet seen
         std::uint64_t le = line_end(pos, &next, &odd);
-        saw_nul |= (odd & 1) != 0;
-        saw_8bit |= (odd & 2) != 0;
         if (le == pos) {  // the empty line that ends the header block
             body = next;
             blank = true;
-            if (next - le == 2) ++crlf_;
-            else if (data_[le] == '\n') ++lf_;
-            else ++cr_;
+            if (next - le == 2)
+                ++crlf_;
+            else if (data_[le] == '\n')
+                ++lf_;
+            else
+                ++cr_;
             break;
         }
-        if (next - le == 2) ++crlf_;
-        else if (next > le && data_[le] == '\n') ++lf_;
-        else if (next > le) ++cr_;
+        if (next - le == 2)
+            ++crlf_;
+        else if (next > le && data_[le] == '\n')
+            ++lf_;
+        else if (next > le)
+            ++cr_;
         if (le - pos > limits_.max_line_length) {
             diag(severity::warning, diag_code::line_length_limit, e, pos,
                  "header line of " + std::to_string(le - pos) + " octets exceeds the limit of " +
@@ -300,11 +312,14 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
         }
         std::string_view line(data_ + pos, le - pos);
         if (is_wsp(line[0])) {
+            saw_nul |= (odd & 1) != 0;
+            saw_8bit |= (odd & 2) != 0;
             // RFC 5322 §2.2.3: a continuation line of the previous field.
             if (hdrs.size() > first && interpreting) {
                 auto& f = hdrs.back();
                 f.raw = std::string_view(f.raw.data(), (data_ + next) - f.raw.data());
-                f.raw_value = std::string_view(f.raw_value.data(), (data_ + le) - f.raw_value.data());
+                f.raw_value =
+                    std::string_view(f.raw_value.data(), (data_ + le) - f.raw_value.data());
             } else if (hdrs.size() == first) {
                 diag(severity::warning, diag_code::header_continuation_first, e, pos,
                      "the header block starts with a continuation line; it is kept but belongs "
@@ -317,8 +332,9 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
         if (line.size() >= 2 && line[0] == '-' && line[1] == '-' && delimiter_line(pos)) {
             body = pos;
             diag(severity::warning, diag_code::truncated_header, e, pos,
-                 "a boundary delimiter follows the header block without an empty line; the "
-                 "part has an empty body");
+                 pos == begin ? "the part is empty: another delimiter follows its delimiter line"
+                              : "a boundary delimiter follows the header block without an empty "
+                                "line; the part has an empty body");
             return finish();
         }
         std::size_t n = ftext_run(line);
@@ -337,13 +353,18 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
             // Not a header field: the header block ends here without an empty line, and this
             // line starts the body (Python: MissingHeaderBodySeparatorDefect).
             body = pos;
-            if (pos != begin) {
+            if (pos != begin || e != 0) {
                 diag(severity::warning, diag_code::header_missing_blank_line, e, pos,
-                     "line without a colon inside the header block; the header block ends here "
-                     "and the body starts with this line");
+                     pos != begin
+                         ? "line without a colon inside the header block; the header "
+                           "block ends here and the body starts with this line"
+                         : "the part starts with a line that is not a header field and "
+                           "no empty line; it has no header and that line starts its body");
             }
             return finish();
         }
+        saw_nul |= (odd & 1) != 0;
+        saw_8bit |= (odd & 2) != 0;
         if (n == 0) {
             diag(severity::warning, diag_code::header_empty_name, e, pos,
                  "header field with an empty name; kept");
@@ -398,8 +419,9 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             auto off = static_cast<std::uint64_t>(f.raw.data() - data_);
             if (is.invalid) {
                 diag(severity::warning, diag_code::content_type_invalid, e, off,
-                     "Content-Type \"" + f.value() + "\" is not type/subtype; using text/plain "
-                     "(RFC 2045 §5.2)");
+                     "Content-Type \"" + f.value() +
+                         "\" is not type/subtype; using text/plain "
+                         "(RFC 2045 §5.2)");
             } else {
                 r.has_content_type = true;
             }
@@ -436,7 +458,8 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
         }
     }
     if (!r.has_content_type) {
-        if (!have_ct) ct = in_digest ? content_type::default_digest() : content_type::default_text();
+        if (!have_ct)
+            ct = in_digest ? content_type::default_digest() : content_type::default_text();
     }
 }
 
@@ -451,10 +474,10 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
     if (e == 0 && r.header_count == 0) {
         // No MIME structure at all. Word and others save plain HTML under a .mht name.
         std::uint64_t p = 0;
-        while (p < size_ && (data_[p] == ' ' || data_[p] == '\t' || data_[p] == '\r' ||
-                             data_[p] == '\n'))
+        if (size_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) p = 3;  // UTF-8 BOM
+        while (p < size_ &&
+               (data_[p] == ' ' || data_[p] == '\t' || data_[p] == '\r' || data_[p] == '\n'))
             ++p;
-        if (p + 3 <= size_ && std::memcmp(data_ + p, "\xEF\xBB\xBF", 3) == 0) p += 3;
         bool html = p < size_ && data_[p] == '<';
         if (html) {
             content_type h;
@@ -552,8 +575,8 @@ delim_match parser::parse_multipart(std::uint32_t e) {
     std::string boundary;
     if (auto b = doc_.types_[e].param("boundary")) boundary = std::string(*b);
     if (boundary.empty()) {
-        diag(severity::warning, diag_code::multipart_without_boundary, e,
-             doc_.entities_[e].begin, "multipart without a boundary parameter");
+        diag(severity::warning, diag_code::multipart_without_boundary, e, doc_.entities_[e].begin,
+             "multipart without a boundary parameter");
     } else if (!boundary_is_valid(boundary)) {
         diag(severity::note, diag_code::boundary_invalid, e, doc_.entities_[e].begin,
              "boundary \"" + boundary + "\" is not valid per RFC 2046 §5.1.1; used as it is");
@@ -562,7 +585,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
     delim_match m;
     if (!boundary.empty()) {
         doc_.entities_[e].boundary = boundary;
-        stack_.push_back({doc_.entities_[e].boundary});
+        stack_.push_back({e});
         m = find_delimiter(body, stack_.size());
     }
     const std::size_t level = stack_.size() - (boundary.empty() ? 0 : 1);
@@ -578,7 +601,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
                                    : "declared boundary \"" + boundary + "\" never occurs") +
                      "; using \"" + guess + "\", which delimits the body");
             doc_.entities_[e].boundary = guess;
-            stack_.push_back({doc_.entities_[e].boundary});
+            stack_.push_back({e});
             m = find_delimiter(body, stack_.size());
         } else {
             if (!boundary.empty())
@@ -613,6 +636,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
     }
 
     // m is the first delimiter of this multipart; everything before it is the preamble.
+    if (m.begin > body) near_miss(e, body, m.begin);
     const std::size_t mine = stack_.size() - 1;
     for (;;) {
         if (m.close) {
@@ -644,7 +668,19 @@ delim_match parser::parse_multipart(std::uint32_t e) {
             r.body_end = outer.found ? std::max(outer.begin, m.begin) : size_;
             return outer;
         }
-        std::uint32_t child = new_entity(e, m.line_end, doc_.entities_[e].depth + 1);
+        // A delimiter line right after a delimiter line: RFC 2046's grammar derives no body
+        // part there (each delimiter needs the line end before it), and Python skips it.
+        std::uint64_t child_begin = m.line_end;
+        for (delim_match again; child_begin + 1 < size_ && data_[child_begin] == '-' &&
+                                data_[child_begin + 1] == '-' &&
+                                match_at(data_ + child_begin, stack_.size(), child_begin, again) &&
+                                again.level == mine && !again.close;) {
+            diag(severity::warning, diag_code::repeated_delimiter, e, child_begin,
+                 "a delimiter line follows a delimiter line; skipped (no body part between them)");
+            child_begin = again.line_end;
+            again = delim_match{};
+        }
+        std::uint32_t child = new_entity(e, child_begin, doc_.entities_[e].depth + 1);
         doc_.entities_[child].delim_begin = m.begin;
         delim_match next = parse_entity(child, digest);
         if (next.found && next.level == mine) {
@@ -659,7 +695,8 @@ delim_match parser::parse_multipart(std::uint32_t e) {
         if (next.found) {
             diag(severity::warning, diag_code::implicit_close_by_outer, e, next.begin,
                  "multipart ends at a delimiter of an enclosing multipart without its own close "
-                 "delimiter \"--" + r.boundary + "--\"");
+                 "delimiter \"--" +
+                     r.boundary + "--\"");
         } else {
             diag(severity::warning, diag_code::missing_close_delimiter, e, size_,
                  "the input ends before the close delimiter \"--" + r.boundary +
@@ -675,7 +712,7 @@ bool parser::match_at(const char* q, std::size_t nframes, std::uint64_t lower,
     const char* e = data_ + size_;
     const char* after_dashes = q + 2;
     for (std::size_t k = nframes; k-- > 0;) {  // innermost first
-        std::string_view b = stack_[k].boundary;
+        std::string_view b = doc_.entities_[stack_[k].entity].boundary;
         if (static_cast<std::size_t>(e - after_dashes) < b.size() ||
             std::memcmp(after_dashes, b.data(), b.size()) != 0)
             continue;
@@ -719,7 +756,8 @@ delim_match parser::find_delimiter(std::uint64_t from, std::size_t nframes) cons
     const char* const e = data_ + size_;
     const char* p = start;
     while (p + 1 < e) {
-        const char* q = static_cast<const char*>(std::memchr(p, '-', static_cast<std::size_t>(e - p)));
+        const char* q =
+            static_cast<const char*>(std::memchr(p, '-', static_cast<std::size_t>(e - p)));
         if (q == nullptr || q + 1 >= e) break;
         if (q[1] != '-') {
             p = q + 2;  // q[1] is not '-', so no "--" starts at q or q+1
@@ -770,6 +808,32 @@ std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) const {
         pos = next;
     }
     return {};
+}
+
+// A preamble line made of dashes and the boundary that is not a delimiter: "-----b" or
+// "-b" instead of "--b" (Chromium's invalid-bad-boundary test archives have one).
+void parser::near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to) {
+    std::string_view b = doc_.entities_[e].boundary;
+    std::uint64_t pos = from;
+    while (pos < to) {
+        std::uint64_t next;
+        std::uint64_t le = std::min(line_end(pos, &next), to);
+        std::string_view line(data_ + pos, le - pos);
+        while (!line.empty() && is_wsp(line.back())) line.remove_suffix(1);
+        if (line.ends_with("--") && line.size() >= 2 + b.size()) line.remove_suffix(2);
+        if (!line.empty() && line[0] == '-' && line.ends_with(b)) {
+            std::string_view dashes = line.substr(0, line.size() - b.size());
+            if (dashes != "--" && dashes.find_first_not_of('-') == std::string_view::npos) {
+                diag(severity::warning, diag_code::near_miss_delimiter, e, pos,
+                     "the preamble has the line \"" + std::string(line.substr(0, 100)) +
+                         "\", which is not a delimiter (RFC 2046 §5.1.1 needs exactly \"--\" "
+                         "and the boundary); it and what follows it stay preamble text");
+                return;
+            }
+        }
+        if (next <= pos) break;
+        pos = next;
+    }
 }
 
 bool parser::looks_like_header_line(std::uint64_t pos, std::uint64_t to) const {

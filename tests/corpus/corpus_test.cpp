@@ -71,13 +71,12 @@ TEST_P(Corpus, UnchangedAndRoundTripsByteForByte) {
         if (p.is_leaf()) p.decode_to(out, diags);
 }
 
-INSTANTIATE_TEST_SUITE_P(Real, Corpus, ::testing::ValuesIn(manifest()),
-                         [](const auto& info) {
-                             std::string n = info.param.name;
-                             for (char& c : n)
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Real, Corpus, ::testing::ValuesIn(manifest()), [](const auto& info) {
+    std::string n = info.param.name;
+    for (char& c : n)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    return n;
+});
 
 TEST(CorpusManifest, ListsEveryFile) {
     std::size_t files = 0;
@@ -118,6 +117,8 @@ TEST(CorpusSalvage, BadBoundaryFirstPartFallsIntoPreamble) {
     // The first delimiter has one dash too few: by RFC 2046 it is preamble text, as Python
     // and GMime read it; the image part is part 1.
     auto doc = document::parse(slurp(corpus_dir / "chromium__invalid-bad-boundary2.mht"));
+    EXPECT_THAT(codes(doc), ::testing::ElementsAre("near_miss_delimiter"));
+    EXPECT_EQ(doc.diagnostics()[0].offset, 282u);  // the "-----=_Part..." line
     ASSERT_EQ(doc.root().child_count(), 1u);
     EXPECT_EQ(doc.find("1")->content_type().essence(), "image/png");
     EXPECT_NE(doc.root().preamble().find("-----=_Part_ADD9911"), std::string_view::npos);
