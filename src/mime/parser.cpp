@@ -110,7 +110,7 @@ private:
     delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
     bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
     bool delimiter_line(std::uint64_t line) const;
-    std::string guess_boundary(std::uint64_t from, std::uint64_t to) const;
+    std::string guess_boundary(std::uint64_t from, std::uint64_t to);
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
     void near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to);
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
@@ -123,6 +123,9 @@ private:
     std::vector<frame> stack_;
     std::uint64_t crlf_ = 0, lf_ = 0, cr_ = 0;  // line ends seen in header blocks
     bool part_limit_hit_ = false;
+    // Octets that boundary guessing may still search, over the whole document: nested
+    // multiparts whose boundaries all fail must not make salvage quadratic.
+    std::uint64_t guess_budget_ = 0;
 };
 
 document document::parse(input_buffer input, const parse_options& opts) {
@@ -176,6 +179,7 @@ void parser::run() {
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
         return;
     }
+    guess_budget_ = 8 * size_ + (1u << 20);
     // A first guess at the number of entities avoids most regrowth of the vectors.
     std::size_t guess = std::min<std::uint64_t>(size_ / 4096 + 8, limits_.max_parts);
     doc_.entities_.reserve(guess);
@@ -775,7 +779,7 @@ delim_match parser::find_delimiter(std::uint64_t from, std::size_t nframes) cons
 
 // Salvage for a boundary that never occurs: the first "--X" line whose X also appears as
 // a close delimiter "--X--" or as at least two delimiter lines.
-std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) const {
+std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) {
     std::uint64_t pos = from;
     int tried = 0;
     while (pos < to && tried < 64) {
@@ -792,11 +796,23 @@ std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) const {
                 std::string delim = "--" + std::string(cand);
                 std::size_t hits = 0, at = 0;
                 bool closed = false;
-                while ((at = rest.find(delim, at)) != std::string_view::npos) {
+                while (guess_budget_ > 0 && at < rest.size()) {
+                    std::size_t found = rest.find(delim, at);
+                    std::uint64_t scanned =
+                        (found == std::string_view::npos ? rest.size() : found) - at;
+                    guess_budget_ -= std::min<std::uint64_t>(guess_budget_, scanned + 1);
+                    if (found == std::string_view::npos) break;
+                    at = found;
                     bool line_start = at == 0 || rest[at - 1] == '\n' || rest[at - 1] == '\r';
-                    if (line_start) {
+                    // Only a whole delimiter line counts: "--X", "--X--", padding, line end.
+                    std::size_t after = at + delim.size();
+                    bool close = rest.substr(after, 2) == "--";
+                    if (close) after += 2;
+                    while (after < rest.size() && is_wsp(rest[after])) ++after;
+                    bool whole = after == rest.size() || rest[after] == '\n' || rest[after] == '\r';
+                    if (line_start && whole) {
                         ++hits;
-                        if (rest.substr(at + delim.size(), 2) == "--") closed = true;
+                        closed |= close;
                     }
                     at += delim.size();
                     if (hits >= 2 || closed) break;

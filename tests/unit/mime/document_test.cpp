@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+
 namespace mhtml::mime {
 namespace {
 
@@ -100,8 +102,10 @@ TEST(Document, LongerBoundaryIsNotADelimiter) {
 
 TEST(Document, EncapsulatedMessage_Rfc2046_5_2_1) {
     std::string in =
-        "Content-Type: multipart/mixed; boundary=o\r\n\r\n--o\r\nContent-Type: message/rfc822\r\n\r\n"
-        "Subject: inner\r\nContent-Type: multipart/alternative; boundary=i\r\n\r\n--i\r\n\r\nplain\r\n"
+        "Content-Type: multipart/mixed; boundary=o\r\n\r\n--o\r\nContent-Type: "
+        "message/rfc822\r\n\r\n"
+        "Subject: inner\r\nContent-Type: multipart/alternative; "
+        "boundary=i\r\n\r\n--i\r\n\r\nplain\r\n"
         "--i\r\nContent-Type: text/html\r\n\r\n<b>html</b>\r\n--i--\r\n--o--\r\n";
     auto doc = document::parse(in);
     EXPECT_THAT(codes(doc), ::testing::IsEmpty());
@@ -117,8 +121,9 @@ TEST(Document, EncapsulatedMessage_Rfc2046_5_2_1) {
 }
 
 TEST(Document, DigestDefaultsToMessageRfc822_Rfc2046_5_1_5) {
-    std::string in = "Content-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: one\n\nbody one\n"
-                     "--d\nContent-Type: text/plain\n\nnot a message\n--d--\n";
+    std::string in =
+        "Content-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: one\n\nbody one\n"
+        "--d\nContent-Type: text/plain\n\nnot a message\n--d--\n";
     auto doc = document::parse(in);
     EXPECT_EQ(doc.find("1")->content_type().essence(), "message/rfc822");
     EXPECT_EQ(doc.find("1.1")->header("Subject")->value(), "one");
@@ -137,13 +142,29 @@ TEST(Document, DefaultTypeIsTextPlainUsAscii_Rfc2045_5_2) {
 
 TEST(Document, ExternalBodyCarriesPhantomHeader_Rfc2046_5_2_3) {
     std::string in =
-        "Content-Type: message/external-body; access-type=URL;\r\n URL=\"http://x.example/f\"\r\n\r\n"
+        "Content-Type: message/external-body; access-type=URL;\r\n "
+        "URL=\"http://x.example/f\"\r\n\r\n"
         "Content-Type: text/html\r\nContent-ID: <p@x>\r\n\r\n";
     auto doc = document::parse(in);
     EXPECT_EQ(doc.root().kind(), entity_kind::message);
     EXPECT_EQ(doc.find("1")->content_type().essence(), "text/html");
     EXPECT_EQ(*doc.find("1")->content_id(), "p@x");
     EXPECT_EQ(serialize(doc), in);
+}
+
+TEST(Document, BoundarySalvageStaysLinearOnHostileInput) {
+    // 90 nested multiparts whose boundaries never occur, over 20,000 distinct "--x" lines:
+    // every level tries to guess a boundary; the shared search budget keeps this linear.
+    std::string in;
+    for (int i = 0; i < 90; ++i)
+        in += "Content-Type: multipart/mixed; boundary=never" + std::to_string(i) + "\n\n";
+    for (int i = 0; i < 20000; ++i) in += "--x" + std::to_string(i) + "\nfiller line\n";
+    auto start = std::chrono::steady_clock::now();
+    auto doc = document::parse(in);
+    auto took = std::chrono::steady_clock::now() - start;
+    EXPECT_EQ(serialize(doc), in);
+    EXPECT_EQ(doc.size(), 90u);  // each body but the last is read as the entity it holds
+    EXPECT_LT(std::chrono::duration_cast<std::chrono::seconds>(took).count(), 20);
 }
 
 TEST(Document, PartsAreDepthFirst) {
