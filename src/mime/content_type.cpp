@@ -187,7 +187,9 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         }
         g->second.push_back(std::move(pc));
     }
-    for (auto& [name, pieces] : groups) {
+    for (auto& group : groups) {
+        const std::string& name = group.first;  // not a structured binding: clang 14 cannot capture one
+        auto& pieces = group.second;
         std::stable_sort(pieces.begin(), pieces.end(),
                          [](const piece& a, const piece& b) { return a.index < b.index; });
         parameter prm;

@@ -82,7 +82,7 @@ struct delim_match {
 
 class parser {
 public:
-    parser(document& doc, const parse_options& opts) : doc_(doc), opts_(opts) {
+    parser(document& doc, const parse_options& opts) : doc_(doc) {
         limits_ = opts.limits;
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
         data_ = doc.bytes_.data();
@@ -116,7 +116,6 @@ private:
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
 
     document& doc_;
-    const parse_options& opts_;
     parse_limits limits_;
     const char* data_;
     std::uint64_t size_;
@@ -153,6 +152,18 @@ std::string parser::path_of(std::uint32_t e) const {
 
 std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth) {
     auto idx = static_cast<std::uint32_t>(doc_.entities_.size());
+    if (idx == 256 && begin > 0) {
+        // Extrapolate from the first 256 entities how many the whole input holds, so the
+        // vectors are allocated once instead of doubling (each doubling copies and faults
+        // in fresh pages).
+        std::uint64_t estimate = size_ / begin * 256 + size_ / begin * 32 + 256;
+        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
+        if (want > doc_.entities_.capacity()) {
+            doc_.entities_.reserve(want);
+            doc_.types_.reserve(want);
+            doc_.headers_.reserve(doc_.headers_.size() * want / 256 + 16);
+        }
+    }
     detail::entity_record r;
     r.begin = r.body_begin = r.body_end = r.delim_begin = begin;
     r.parent = parent;
