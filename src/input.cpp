@@ -39,6 +39,10 @@ void input_buffer::release() noexcept {
 input_buffer input_buffer::from_string(std::string bytes) {
     input_buffer b;
     b.owned_ = std::move(bytes);
+    // Views point into these bytes and must survive moves of the buffer: a string short
+    // enough to live inside the object (small-string optimisation) would move with it, so
+    // make sure the bytes are on the heap.
+    if (b.owned_.capacity() < 64) b.owned_.reserve(64);
     b.data_ = b.owned_.data();
     b.size_ = b.owned_.size();
     return b;

@@ -135,6 +135,10 @@ document document::parse(input_buffer input, const parse_options& opts) {
     return d;
 }
 
+document document::parse(std::string&& bytes, const parse_options& opts) {
+    return parse(input_buffer::from_string(std::move(bytes)), opts);
+}
+
 document document::parse(std::string_view bytes, const parse_options& opts) {
     document d;
     d.bytes_ = bytes;

@@ -48,6 +48,12 @@ public:
     static document parse(input_buffer input, const parse_options& opts = {});
     /// Parses bytes the caller owns; they must outlive the document and its views.
     static document parse(std::string_view bytes, const parse_options& opts = {});
+    /// Parses a string that the document then owns (so `parse(read_file(...))` is safe).
+    static document parse(std::string&& bytes, const parse_options& opts = {});
+    /// Parses a string literal or other C string the caller keeps alive (borrowed).
+    static document parse(const char* bytes, const parse_options& opts = {}) {
+        return parse(std::string_view(bytes), opts);
+    }
 
     document(document&&) noexcept = default;
     document& operator=(document&&) noexcept = default;

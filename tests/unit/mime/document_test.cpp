@@ -174,6 +174,19 @@ TEST(Document, PartsAreDepthFirst) {
     EXPECT_THAT(paths, ::testing::ElementsAre("", "1", "2"));
 }
 
+TEST(Document, OwnedShortStringSurvivesMoves) {
+    // A string short enough for the small-string buffer: the views must not dangle when
+    // the document (and its input buffer) moves.
+    auto doc = document::parse(std::string("A: b\r\n\r\nhi"));
+    document moved = std::move(doc);
+    std::vector<document> many;
+    many.push_back(std::move(moved));
+    many.reserve(100);
+    EXPECT_EQ(many[0].root().raw_body(), "hi");
+    EXPECT_EQ(many[0].root().header("A")->value(), "b");
+    EXPECT_EQ(serialize(many[0]), "A: b\r\n\r\nhi");
+}
+
 TEST(Document, OwnsMappedInput) {
     auto doc = document::parse(input_buffer::from_string(related));
     EXPECT_EQ(serialize(doc), related);
