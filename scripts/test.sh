@@ -43,7 +43,7 @@ for f in "$root"/build/fuzz/fuzz/fuzz_*; do
   [ "$name" = parser ] && seeds+=("$root/tests/data/corpus")
   if (cd "$work" && "$f" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 \
         -max_len=65536 "$work" "${seeds[@]}" >"$work/log" 2>&1); then
-    echo "fuzz_$name: $(grep -Eo '#[0-9]+ +DONE.*' "$work/log" | tail -1 || true) ok"
+    echo "fuzz_$name: ok, $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$work/log" | tail -1 || true)"
     fuzz_pass=$((fuzz_pass + 1))
   else
     echo "fuzz_$name: FAILED"; tail -40 "$work/log"
@@ -60,8 +60,9 @@ cmake --install "$root/build/release" --prefix "$prefix" >/dev/null
 cmake -S "$root/tests/install" -B "$root/build/install-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$root/build/install-consumer" -j"$jobs"
 "$root/build/install-consumer/consumer" "$root/samples/chromium__page_with_image_ie.mht"
-PKG_CONFIG_PATH="$prefix/lib/pkgconfig" g++ -o "$root/build/install-consumer/consumer_pc" \
-  "$root/tests/install/consumer.cpp" $(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs --static mhtml)
+pcdir=$(dirname "$(find "$prefix" -name mhtml.pc | head -1)")
+g++ -o "$root/build/install-consumer/consumer_pc" "$root/tests/install/consumer.cpp" \
+  $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs --static mhtml)
 "$root/build/install-consumer/consumer_pc" "$root/samples/chromium__page_with_image_ie.mht"
 "$prefix/bin/mhtml" --version
 rm -rf "$prefix"
