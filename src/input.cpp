@@ -101,8 +101,9 @@ input_buffer input_buffer::open(const std::string& path, std::error_code& ec) {
         return b;
     }
     auto size = static_cast<std::size_t>(st.st_size);
-    // MAP_POPULATE: the whole file is read anyway; mapping it at once saves a fault per page.
-    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // Lazy mapping with MADV_SEQUENTIAL: the kernel maps ahead on each fault (measured: no
+    // faster with MAP_POPULATE, which would also block on an 8 GB file before any output).
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     int err = errno;
     ::close(fd);
     if (p == MAP_FAILED) {
