@@ -7,5 +7,6 @@ bash "$root/scripts/setup-deps.sh"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DMHTML_BUILD_TESTS=OFF >/dev/null
 cmake --build "$root/build/release" -j"$(nproc)"
 echo
+cd "$root"
 echo "\$ mhtml ls samples/chromium__page_with_image_ie.mht"
-"$root/build/release/tools/mhtml/mhtml" ls "$root/samples/chromium__page_with_image_ie.mht"
+build/release/tools/mhtml/mhtml ls samples/chromium__page_with_image_ie.mht

@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake git pkg-config ca-certificates   # toolchain (GCC 12, CMake 3.25)
-  clang libclang-rt-14-dev                                # clang 14, libFuzzer, sanitizer runtimes
+  clang libclang-rt-14-dev llvm-14                        # clang 14, libFuzzer, sanitizer runtimes, symbolizer
   libgtest-dev libgmock-dev                               # GoogleTest / GoogleMock
   libbenchmark-dev                                        # Google Benchmark
   libcli11-dev                                            # CLI11 (command line)

@@ -134,6 +134,15 @@ private:
     std::string guess_boundary(std::uint64_t from, std::uint64_t to);
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
     void near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to);
+    void set_boundary(std::uint32_t e, const std::string& b) {
+        auto& r = doc_.entities_[e];
+        if (r.boundary == detail::entity_record::none) {
+            r.boundary = static_cast<std::uint32_t>(doc_.boundaries_.size());
+            doc_.boundaries_.push_back(b);
+        } else {
+            doc_.boundaries_[r.boundary] = b;
+        }
+    }
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
 
     document& doc_;
@@ -627,7 +636,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
 
     delim_match m;
     if (!boundary.empty()) {
-        doc_.entities_[e].boundary = boundary;
+        set_boundary(e, boundary);
         stack_.push_back({e});
         m = find_delimiter(body, stack_.size());
     }
@@ -643,7 +652,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
                  (boundary.empty() ? std::string("no boundary declared")
                                    : "declared boundary \"" + boundary + "\" never occurs") +
                      "; using \"" + guess + "\", which delimits the body");
-            doc_.entities_[e].boundary = guess;
+            set_boundary(e, guess);
             stack_.push_back({e});
             m = find_delimiter(body, stack_.size());
         } else {
@@ -651,7 +660,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
                 diag(severity::error, diag_code::boundary_not_found, e, body,
                      "boundary \"" + boundary + "\" never occurs in the body");
             auto& r = doc_.entities_[e];
-            r.boundary.clear();
+            r.boundary = detail::entity_record::none;
             // Salvage: a body that is itself one entity (headers first) becomes one part.
             std::uint64_t p = body;
             while (p < region_end && (data_[p] == '\r' || data_[p] == '\n')) ++p;
@@ -739,10 +748,10 @@ delim_match parser::parse_multipart(std::uint32_t e) {
             diag(severity::warning, diag_code::implicit_close_by_outer, e, next.begin,
                  "multipart ends at a delimiter of an enclosing multipart without its own close "
                  "delimiter \"--" +
-                     r.boundary + "--\"");
+                     std::string(doc_.boundary_of(e)) + "--\"");
         } else {
             diag(severity::warning, diag_code::missing_close_delimiter, e, size_,
-                 "the input ends before the close delimiter \"--" + r.boundary +
+                 "the input ends before the close delimiter \"--" + std::string(doc_.boundary_of(e)) +
                      "--\"; the last part runs to the end");
         }
         stack_.pop_back();
@@ -755,7 +764,7 @@ bool parser::match_at(const char* q, std::size_t nframes, std::uint64_t lower,
     const char* e = data_ + size_;
     const char* after_dashes = q + 2;
     for (std::size_t k = nframes; k-- > 0;) {  // innermost first
-        std::string_view b = doc_.entities_[stack_[k].entity].boundary;
+        std::string_view b = doc_.boundary_of(stack_[k].entity);
         if (static_cast<std::size_t>(e - after_dashes) < b.size() ||
             std::memcmp(after_dashes, b.data(), b.size()) != 0)
             continue;
@@ -868,7 +877,7 @@ std::string parser::guess_boundary(std::uint64_t from, std::uint64_t to) {
 // A preamble line made of dashes and the boundary that is not a delimiter: "-----b" or
 // "-b" instead of "--b" (Chromium's invalid-bad-boundary test archives have one).
 void parser::near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to) {
-    std::string_view b = doc_.entities_[e].boundary;
+    std::string_view b = doc_.boundary_of(e);
     std::uint64_t pos = from;
     while (pos < to) {
         std::uint64_t next;

@@ -104,7 +104,7 @@ std::string_view part_view::epilogue() const noexcept {
     if (r.kind != entity_kind::multipart) return {};
     return doc_->bytes().substr(r.close_end, r.body_end - r.close_end);
 }
-std::string_view part_view::boundary() const noexcept { return rec(doc_, index_).boundary; }
+std::string_view part_view::boundary() const noexcept { return doc_->boundary_of(index_); }
 
 std::optional<part_view> part_view::parent() const noexcept {
     auto p = rec(doc_, index_).parent;

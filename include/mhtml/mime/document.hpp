@@ -38,7 +38,7 @@ struct entity_record {
     entity_kind kind = entity_kind::leaf;
     transfer_encoding encoding = transfer_encoding::seven_bit;
     bool has_content_type = false;
-    std::string boundary;  // multipart: in use
+    std::uint32_t boundary = none;  // multipart: index into document's boundary table
 };
 }  // namespace detail
 
@@ -73,6 +73,11 @@ public:
     const detail::entity_record& record(std::uint32_t i) const noexcept { return entities_[i]; }
     const content_type& type_of(std::uint32_t i) const noexcept { return types_[i]; }
     const std::vector<header_field_view>& all_headers() const noexcept { return headers_; }
+    /// The boundary a multipart uses ("" if none).
+    std::string_view boundary_of(std::uint32_t i) const noexcept {
+        auto b = entities_[i].boundary;
+        return b == detail::entity_record::none ? std::string_view{} : std::string_view(boundaries_[b]);
+    }
 
 private:
     document() = default;
@@ -82,6 +87,7 @@ private:
     std::vector<detail::entity_record> entities_;
     std::vector<content_type> types_;
     std::vector<header_field_view> headers_;
+    std::vector<std::string> boundaries_;  // only multiparts have one; entity_record stays small
     std::vector<diagnostic> diagnostics_;
 };
 
