@@ -27,9 +27,9 @@ std::string unfold(std::string_view v) {
     return out.substr(b, e - b);
 }
 
-std::string header_field_view::value() const { return unfold(raw_value); }
+std::string header_field_view::value() const { return unfold(raw_value()); }
 
-bool header_field_view::is(std::string_view n) const noexcept { return iequals(name, n); }
+bool header_field_view::is(std::string_view n) const noexcept { return iequals(name(), n); }
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size()) return false;

@@ -269,7 +269,7 @@ node node::message(node inner) {
 
 node node::from(part_view p) {
     node n;
-    for (const header_field_view& f : p.headers()) n.fields_.emplace_back(std::string(f.name), f.value());
+    for (const header_field_view& f : p.headers()) n.fields_.emplace_back(std::string(f.name()), f.value());
     if (p.is_leaf()) p.decode_to(n.content_);
     for (part_view c : p.children()) n.children_.push_back(from(c));
     n.preamble_ = std::string(p.preamble());

@@ -191,7 +191,8 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
         // vectors are allocated once instead of doubling (each doubling copies and faults
         // in fresh pages).
         std::uint64_t estimate = size_ / begin * 256 + size_ / begin * 32 + 256;
-        std::size_t want = static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
+        std::size_t want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
         if (want > doc_.entities_.capacity()) {
             doc_.entities_.reserve(want);
             doc_.types_.reserve(want);
@@ -369,9 +370,17 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
             // RFC 5322 §2.2.3: a continuation line of the previous field.
             if (hdrs.size() > first && interpreting) {
                 auto& f = hdrs.back();
-                f.raw = std::string_view(f.raw.data(), (data_ + next) - f.raw.data());
-                f.raw_value =
-                    std::string_view(f.raw_value.data(), (data_ + le) - f.raw_value.data());
+                const char* start = f.raw().data();
+                if (std::uint64_t((data_ + next) - start) <= header_field_view::max_size) {
+                    const char* value = f.raw_value().data();
+                    f = header_field_view(std::string_view(start, (data_ + next) - start), f.name(),
+                                          std::string_view(value, (data_ + le) - value));
+                } else {
+                    interpreting = false;
+                    diag(severity::error, diag_code::header_block_limit, e, pos,
+                         "a header field longer than 4 GiB; the rest of the block is kept as raw "
+                         "bytes but not interpreted");
+                }
             } else if (hdrs.size() == first) {
                 diag(severity::warning, diag_code::header_continuation_first, e, pos,
                      "the header block starts with a continuation line; it is kept but belongs "
@@ -430,12 +439,14 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                 diag(severity::error, diag_code::header_count_limit, e, pos,
                      "more than " + std::to_string(limits_.max_header_fields) +
                          " header fields; the rest are kept as raw bytes but not interpreted");
+            } else if (next - pos > header_field_view::max_size) {
+                interpreting = false;
+                diag(severity::error, diag_code::header_block_limit, e, pos,
+                     "a header field longer than 4 GiB; the rest of the block is kept as raw "
+                     "bytes but not interpreted");
             } else {
-                header_field_view f;
-                f.raw = std::string_view(data_ + pos, next - pos);
-                f.name = line.substr(0, n);
-                f.raw_value = line.substr(colon + 1);
-                hdrs.push_back(f);
+                hdrs.emplace_back(std::string_view(data_ + pos, next - pos), line.substr(0, n),
+                                  line.substr(colon + 1));
             }
         }
         pos = next;
@@ -456,19 +467,19 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     bool have_ct = false, have_cte = false;
     for (const header_field_view& f : hs) {
         // Only two fields matter here; their lengths filter the rest cheaply.
-        if (f.name.size() != 12 && f.name.size() != 25) continue;
+        if (f.name().size() != 12 && f.name().size() != 25) continue;
         if (f.is("Content-Type")) {
             if (have_ct) {
                 diag(severity::warning, diag_code::duplicate_field, e,
-                     std::uint64_t(f.raw.data() - data_),
+                     std::uint64_t(f.raw().data() - data_),
                      "second Content-Type field; the first one is used");
                 continue;
             }
             have_ct = true;
             value_issues is;
             std::string folded;
-            parse_content_type(unfolded_view(f.raw_value, folded), is, ct);
-            auto off = static_cast<std::uint64_t>(f.raw.data() - data_);
+            parse_content_type(unfolded_view(f.raw_value(), folded), is, ct);
+            auto off = static_cast<std::uint64_t>(f.raw().data() - data_);
             if (is.invalid) {
                 diag(severity::warning, diag_code::content_type_invalid, e, off,
                      "Content-Type \"" + f.value() +
@@ -500,10 +511,10 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
         } else if (f.is("Content-Transfer-Encoding")) {
             if (have_cte) continue;
             have_cte = true;
-            r.encoding = parse_transfer_encoding(f.raw_value);
+            r.encoding = parse_transfer_encoding(f.raw_value());
             if (r.encoding == transfer_encoding::unknown) {
                 diag(severity::warning, diag_code::unknown_transfer_encoding, e,
-                     std::uint64_t(f.raw.data() - data_),
+                     std::uint64_t(f.raw().data() - data_),
                      "unknown Content-Transfer-Encoding \"" + f.value() +
                          "\"; the body is taken as it is (RFC 2045 §6.4)");
             }
@@ -751,8 +762,8 @@ delim_match parser::parse_multipart(std::uint32_t e) {
                      std::string(doc_.boundary_of(e)) + "--\"");
         } else {
             diag(severity::warning, diag_code::missing_close_delimiter, e, size_,
-                 "the input ends before the close delimiter \"--" + std::string(doc_.boundary_of(e)) +
-                     "--\"; the last part runs to the end");
+                 "the input ends before the close delimiter \"--" +
+                     std::string(doc_.boundary_of(e)) + "--\"; the last part runs to the end");
         }
         stack_.pop_back();
         return next;

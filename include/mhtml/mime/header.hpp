@@ -6,22 +6,45 @@
 /// until asked. Repeated fields are kept in the order they appear.
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace mhtml::mime {
 
-/// One field of a header block, exactly as it appears in the input. Borrowed.
-struct header_field_view {
-    std::string_view raw;        ///< the whole field: name, colon, value, folding, final line end
-    std::string_view name;       ///< the field name as written (obsolete trailing WSP removed)
-    std::string_view raw_value;  ///< after the colon, up to the final line end; folding kept
+/// One field of a header block, exactly as it appears in the input. Borrowed; 24 bytes
+/// (archives with 100,000 parts have half a million of these).
+class header_field_view {
+public:
+    header_field_view() = default;
+    /// `raw` must contain `name` and `raw_value` (as the parser makes them).
+    header_field_view(std::string_view raw, std::string_view name,
+                      std::string_view raw_value) noexcept
+        : data_(raw.data()),
+          raw_size_(static_cast<std::uint32_t>(raw.size())),
+          name_size_(static_cast<std::uint32_t>(name.size())),
+          value_offset_(static_cast<std::uint32_t>(raw_value.data() - raw.data())),
+          value_size_(static_cast<std::uint32_t>(raw_value.size())) {}
+
+    /// The whole field: name, colon, value, folding, final line end.
+    std::string_view raw() const noexcept { return {data_, raw_size_}; }
+    /// The field name as written (obsolete trailing WSP removed).
+    std::string_view name() const noexcept { return {data_, name_size_}; }
+    /// After the colon, up to the final line end; folding kept.
+    std::string_view raw_value() const noexcept { return {data_ + value_offset_, value_size_}; }
 
     /// The field body unfolded (RFC 5322 §2.2.3: each line end before WSP removed) with
     /// leading and trailing white space trimmed. CRLF, bare LF and bare CR are all line ends.
     std::string value() const;
     /// True if the name equals `n` ignoring ASCII case.
     bool is(std::string_view n) const noexcept;
+
+    /// Longest field the 32-bit sizes hold; the parser does not store longer ones.
+    static constexpr std::uint64_t max_size = 0xffffffffu;
+
+private:
+    const char* data_ = "";
+    std::uint32_t raw_size_ = 0, name_size_ = 0, value_offset_ = 0, value_size_ = 0;
 };
 
 /// Unfolds a raw field body: removes every line end (CRLF, LF or CR) that is followed by

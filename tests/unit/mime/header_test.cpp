@@ -32,11 +32,11 @@ TEST(Header, FieldsKeepOrderRepeatsAndRawBytes) {
     auto doc = document::parse(in);
     auto hs = doc.root().headers();
     ASSERT_EQ(hs.size(), 5u);
-    EXPECT_EQ(hs[1].name, "X-Dup");
+    EXPECT_EQ(hs[1].name(), "X-Dup");
     EXPECT_EQ(hs[1].value(), "1");
     EXPECT_EQ(hs[3].value(), "2");
-    EXPECT_EQ(hs[2].raw, "Subject: folded\r\n  line\r\n");
-    EXPECT_EQ(hs[2].raw_value, " folded\r\n  line");
+    EXPECT_EQ(hs[2].raw(), "Subject: folded\r\n  line\r\n");
+    EXPECT_EQ(hs[2].raw_value(), " folded\r\n  line");
     EXPECT_EQ(hs[2].value(), "folded  line");
     EXPECT_EQ(hs[4].value(), "caf\xE9");
     EXPECT_EQ(doc.root().raw_body(), "body");
@@ -47,7 +47,7 @@ TEST(Header, ObsoleteWhitespaceBeforeColon_Rfc5322_4_5) {
     auto doc = document::parse("Content-Type : text/html\r\n\r\n<p>");
     EXPECT_EQ(doc.root().content_type().essence(), "text/html");
     ASSERT_EQ(doc.root().headers().size(), 1u);
-    EXPECT_EQ(doc.root().headers()[0].name, "Content-Type");
+    EXPECT_EQ(doc.root().headers()[0].name(), "Content-Type");
 }
 
 }  // namespace
