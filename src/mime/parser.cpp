@@ -7,8 +7,6 @@
 // Python's email package); bytes are found with memchr for '-', so base64 bodies (which
 // contain no '-') are skipped at memory speed and no byte is examined twice.
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -40,24 +38,6 @@ std::string_view unfolded_view(std::string_view raw, std::string& storage) {
 constexpr bool is_ftext(char c) noexcept {
     auto u = static_cast<unsigned char>(c);
     return u >= 0x21 && u <= 0x7e && c != ':';
-}
-
-// Large tables are filled once, front to back: on Linux, ask for transparent huge pages so
-// that they cost a few faults instead of one per 4 KiB page (the kernel only uses huge
-// pages for the 2 MiB-aligned stretches; the rest stays as it was).
-template <class Vector>
-void advise_huge_pages(const Vector& v) {
-#if defined(MADV_HUGEPAGE)
-    const std::size_t bytes = v.capacity() * sizeof(typename Vector::value_type);
-    if (bytes < (std::size_t(4) << 20)) return;
-    auto begin = reinterpret_cast<std::uintptr_t>(v.data());
-    const std::uintptr_t page = 4096;
-    std::uintptr_t first = (begin + page - 1) & ~(page - 1);
-    std::uintptr_t last = (begin + bytes) & ~(page - 1);
-    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
-#else
-    (void)v;
-#endif
 }
 
 // Length of the run of ftext octets at the start of `s` (the field name).
@@ -189,7 +169,9 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
     if (idx == 256 && begin > 0) {
         // Extrapolate from the first 256 entities how many the whole input holds, so the
         // vectors are allocated once instead of doubling (each doubling copies and faults
-        // in fresh pages).
+        // in fresh pages). Transparent huge pages for these tables were tried: fewer faults
+        // on a quiet machine, but up to 3x slower right after another process freed a lot
+        // of memory, so they are not used.
         std::uint64_t estimate = size_ / begin * 256 + size_ / begin * 32 + 256;
         std::size_t want =
             static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
@@ -197,9 +179,6 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
             doc_.entities_.reserve(want);
             doc_.types_.reserve(want);
             doc_.headers_.reserve(doc_.headers_.size() * want / 256 + 16);
-            advise_huge_pages(doc_.entities_);
-            advise_huge_pages(doc_.types_);
-            advise_huge_pages(doc_.headers_);
         }
     }
     detail::entity_record r;
