@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <unordered_map>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -88,6 +89,7 @@ public:
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
         data_ = doc.bytes_.data();
         size_ = doc.bytes_.size();
+        doc.types_ = {content_type::default_text(), content_type::default_digest()};
     }
 
     void run();
@@ -114,6 +116,13 @@ private:
     std::string guess_boundary(std::uint64_t from, std::uint64_t to);
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
     void near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to);
+    std::uint32_t add_type(content_type ct);
+    static constexpr std::uint32_t default_text_type = 0, default_digest_type = 1;
+    struct cached_type {
+        std::uint32_t index;
+        value_issues issues;
+    };
+    std::unordered_map<std::string_view, cached_type> type_cache_;
     void set_boundary(std::uint32_t e, const std::string& b) {
         auto& r = doc_.entities_[e];
         if (r.boundary == detail::entity_record::none) {
@@ -177,7 +186,7 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
             static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
         if (want > doc_.entities_.capacity()) {
             doc_.entities_.reserve(want);
-            doc_.types_.reserve(want);
+            doc_.type_index_.reserve(want);
             doc_.headers_.reserve(doc_.headers_.size() * want / 256 + 16);
         }
     }
@@ -196,14 +205,13 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
         p.last_child = idx;
     }
     doc_.entities_.push_back(std::move(r));
-    doc_.types_.emplace_back();
+    doc_.type_index_.push_back(default_text_type);
     return idx;
 }
 
 void parser::run() {
     if (size_ == 0) {
         new_entity(detail::entity_record::none, 0, 0);
-        doc_.types_[0] = content_type::default_text();
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
         return;
     }
@@ -211,7 +219,7 @@ void parser::run() {
     // A first guess at the number of entities avoids most regrowth of the vectors.
     std::size_t guess = std::min<std::uint64_t>(size_ / 4096 + 8, limits_.max_parts);
     doc_.entities_.reserve(guess);
-    doc_.types_.reserve(guess);
+    doc_.type_index_.reserve(guess);
     doc_.headers_.reserve(guess * 4);
     std::uint32_t root = new_entity(detail::entity_record::none, 0, 0);
     delim_match m = parse_entity(root, false);
@@ -439,9 +447,13 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
     return finish();
 }
 
+std::uint32_t parser::add_type(content_type ct) {
+    doc_.types_.push_back(std::move(ct));
+    return static_cast<std::uint32_t>(doc_.types_.size() - 1);
+}
+
 void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     auto& r = doc_.entities_[e];
-    content_type& ct = doc_.types_[e];
     std::span<const header_field_view> hs(doc_.headers_.data() + r.first_header, r.header_count);
     bool have_ct = false, have_cte = false;
     for (const header_field_view& f : hs) {
@@ -457,7 +469,20 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             have_ct = true;
             value_issues is;
             std::string folded;
-            parse_content_type(unfolded_view(f.raw_value(), folded), is, ct);
+            std::string_view v = unfolded_view(f.raw_value(), folded);
+            // Archives repeat a handful of Content-Type values thousands of times: each
+            // distinct value is parsed once (the cache keys are views into the input, so
+            // only unfolded values are cached); its issues are reported for every part.
+            if (auto hit = folded.empty() ? type_cache_.find(v) : type_cache_.end();
+                hit != type_cache_.end()) {
+                doc_.type_index_[e] = hit->second.index;
+                is = hit->second.issues;
+            } else {
+                content_type ct;
+                parse_content_type(v, is, ct);
+                doc_.type_index_[e] = add_type(std::move(ct));
+                if (folded.empty()) type_cache_.emplace(v, cached_type{doc_.type_index_[e], is});
+            }
             auto off = static_cast<std::uint64_t>(f.raw().data() - data_);
             if (is.invalid) {
                 diag(severity::warning, diag_code::content_type_invalid, e, off,
@@ -499,10 +524,7 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             }
         }
     }
-    if (!r.has_content_type) {
-        if (!have_ct)
-            ct = in_digest ? content_type::default_digest() : content_type::default_text();
-    }
+    if (!have_ct) doc_.type_index_[e] = in_digest ? default_digest_type : default_text_type;
 }
 
 delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
@@ -511,7 +533,6 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
     r0.body_begin = body;
     interpret_headers(e, in_digest);
     auto& r = doc_.entities_[e];
-    const content_type& ct = doc_.types_[e];
 
     if (e == 0 && r.header_count == 0) {
         // No MIME structure at all. Word and others save plain HTML under a .mht name.
@@ -525,13 +546,16 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
             content_type h;
             h.type = "text";
             h.subtype = "html";
-            doc_.types_[e] = std::move(h);
+            doc_.type_index_[e] = add_type(std::move(h));
         }
         diag(severity::warning, diag_code::no_mime_structure, e, 0,
              html ? "no MIME header: the input is read as one text/html document"
                   : "no MIME header: the input is read as one text/plain body");
     }
 
+    // A reference into the type table: valid until the next type is added, which only
+    // happens below in the recursion, after the last use of `ct`.
+    const content_type& ct = doc_.type_of(e);
     bool over_depth = r.depth >= limits_.max_depth;
     if (ct.is_multipart()) {
         if (over_depth) {
@@ -613,9 +637,9 @@ delim_match parser::parse_message(std::uint32_t e) {
 delim_match parser::parse_multipart(std::uint32_t e) {
     std::uint64_t body = doc_.entities_[e].body_begin;
     doc_.entities_[e].kind = entity_kind::multipart;
-    const bool digest = doc_.types_[e].subtype == "digest";
+    const bool digest = doc_.type_of(e).subtype == "digest";
     std::string boundary;
-    if (auto b = doc_.types_[e].param("boundary")) boundary = std::string(*b);
+    if (auto b = doc_.type_of(e).param("boundary")) boundary = std::string(*b);
     if (boundary.empty()) {
         diag(severity::warning, diag_code::multipart_without_boundary, e, doc_.entities_[e].begin,
              "multipart without a boundary parameter");

@@ -29,7 +29,7 @@ namespace detail {
 struct entity_record {
     static constexpr std::uint32_t none = 0xffffffffu;
     std::uint64_t begin = 0, body_begin = 0, body_end = 0;
-    std::uint64_t delim_begin = 0;              // body part: start of the delimiter before it
+    std::uint64_t delim_begin = 0;                 // body part: start of the delimiter before it
     std::uint64_t close_begin = 0, close_end = 0;  // multipart: close delimiter (empty if missing)
     std::uint32_t parent = none, first_child = none, last_child = none, next_sibling = none;
     std::uint32_t child_count = 0, number = 0;  // number: 1-based position among siblings
@@ -71,12 +71,13 @@ public:
 
     // Internal representation, used by part_view and the serializer.
     const detail::entity_record& record(std::uint32_t i) const noexcept { return entities_[i]; }
-    const content_type& type_of(std::uint32_t i) const noexcept { return types_[i]; }
+    const content_type& type_of(std::uint32_t i) const noexcept { return types_[type_index_[i]]; }
     const std::vector<header_field_view>& all_headers() const noexcept { return headers_; }
     /// The boundary a multipart uses ("" if none).
     std::string_view boundary_of(std::uint32_t i) const noexcept {
         auto b = entities_[i].boundary;
-        return b == detail::entity_record::none ? std::string_view{} : std::string_view(boundaries_[b]);
+        return b == detail::entity_record::none ? std::string_view{}
+                                                : std::string_view(boundaries_[b]);
     }
 
 private:
@@ -85,7 +86,8 @@ private:
     input_buffer input_;
     std::string_view bytes_;
     std::vector<detail::entity_record> entities_;
-    std::vector<content_type> types_;
+    std::vector<content_type> types_;        // distinct content types, parsed once each
+    std::vector<std::uint32_t> type_index_;  // per entity: its type in types_
     std::vector<header_field_view> headers_;
     std::vector<std::string> boundaries_;  // only multiparts have one; entity_record stays small
     std::vector<diagnostic> diagnostics_;
