@@ -309,6 +309,15 @@ content_disposition parse_content_disposition(std::string_view s, value_issues& 
 }
 
 transfer_encoding parse_transfer_encoding(std::string_view s) noexcept {
+    // Fast path: the value is one of the usual spellings with nothing around it.
+    std::string_view t0 = s;
+    while (!t0.empty() && (t0.front() == ' ' || t0.front() == '\t')) t0.remove_prefix(1);
+    while (!t0.empty() && (t0.back() == ' ' || t0.back() == '\t')) t0.remove_suffix(1);
+    if (t0 == "base64") return transfer_encoding::base64;
+    if (t0 == "quoted-printable") return transfer_encoding::quoted_printable;
+    if (t0 == "7bit") return transfer_encoding::seven_bit;
+    if (t0 == "8bit") return transfer_encoding::eight_bit;
+    if (t0 == "binary") return transfer_encoding::binary;
     std::size_t i = skip_cfws(s, 0);
     std::size_t e = i;
     while (e < s.size() && !is_space(s[e]) && s[e] != '(' && s[e] != ';') ++e;

@@ -27,7 +27,7 @@ constexpr bool is_wsp(char c) noexcept {
 
 // The unfolded, trimmed field body; a view into the input unless it was folded.
 std::string_view unfolded_view(std::string_view raw, std::string& storage) {
-    if (raw.find_first_of("\r\n") != std::string_view::npos) {
+    if (std::any_of(raw.begin(), raw.end(), [](char c) { return c == '\r' || c == '\n'; })) {
         storage = unfold(raw);
         return storage;
     }
