@@ -3,8 +3,12 @@
 namespace mhtml::mime {
 
 namespace {
-constexpr bool is_wsp(char c) noexcept { return c == ' ' || c == '\t'; }
-constexpr char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? char(c + 32) : c; }
+constexpr bool is_wsp(char c) noexcept {
+    return c == ' ' || c == '\t';
+}
+constexpr char lower(char c) noexcept {
+    return c >= 'A' && c <= 'Z' ? char(c + 32) : c;
+}
 }  // namespace
 
 std::string unfold(std::string_view v) {
@@ -27,16 +31,8 @@ std::string unfold(std::string_view v) {
     return out.substr(b, e - b);
 }
 
-std::string header_field_view::value() const { return unfold(raw_value()); }
-
-bool header_field_view::is(std::string_view n) const noexcept { return iequals(name(), n); }
-
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    if (a == b) return true;  // the common case: the same spelling
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (lower(a[i]) != lower(b[i])) return false;
-    return true;
+std::string header_field_view::value() const {
+    return unfold(raw_value());
 }
 
 std::string to_lower(std::string_view s) {

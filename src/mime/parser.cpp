@@ -89,7 +89,8 @@ public:
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
         data_ = doc.bytes_.data();
         size_ = doc.bytes_.size();
-        doc.types_ = {content_type::default_text(), content_type::default_digest()};
+        add_type(content_type::default_text());    // default_text_type
+        add_type(content_type::default_digest());  // default_digest_type
     }
 
     void run();
@@ -117,6 +118,7 @@ private:
     bool looks_like_header_line(std::uint64_t pos, std::uint64_t to) const;
     void near_miss(std::uint32_t e, std::uint64_t from, std::uint64_t to);
     std::uint32_t add_type(content_type ct);
+    std::vector<entity_kind> type_kind_;  // per distinct type: multipart, message or leaf
     static constexpr std::uint32_t default_text_type = 0, default_digest_type = 1;
     struct cached_type {
         std::uint32_t index;
@@ -256,7 +258,8 @@ std::uint64_t parser::line_end(std::uint64_t pos, std::uint64_t* next, unsigned*
         auto nuls = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)));
         auto high = static_cast<unsigned>(_mm_movemask_epi8(v));
         unsigned before = ends ? (1u << __builtin_ctz(ends)) - 1 : 0xffffu;
-        acc |= (nuls & before ? 1u : 0u) | (high & before ? 2u : 0u);
+        acc |= static_cast<unsigned>((nuls & before) != 0) |
+               (static_cast<unsigned>((high & before) != 0) << 1);
         if (ends) {
             p += __builtin_ctz(ends);
             found = true;
@@ -448,6 +451,13 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
 }
 
 std::uint32_t parser::add_type(content_type ct) {
+    // What the parser does with an entity of this type, decided once per distinct type.
+    // message/external-body (RFC 2046 §5.2.3) carries the phantom body's header block and
+    // is parsed like an encapsulated message, as Python's email does.
+    type_kind_.push_back(ct.is_multipart() ? entity_kind::multipart
+                         : ct.is_encapsulated_message() || ct.is("message", "external-body")
+                             ? entity_kind::message
+                             : entity_kind::leaf);
     doc_.types_.push_back(std::move(ct));
     return static_cast<std::uint32_t>(doc_.types_.size() - 1);
 }
@@ -556,8 +566,9 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
     // A reference into the type table: valid until the next type is added, which only
     // happens below in the recursion, after the last use of `ct`.
     const content_type& ct = doc_.type_of(e);
+    const entity_kind kind = type_kind_[doc_.type_index_[e]];
     bool over_depth = r.depth >= limits_.max_depth;
-    if (ct.is_multipart()) {
+    if (kind == entity_kind::multipart) {
         if (over_depth) {
             diag(severity::error, diag_code::depth_limit, e, r.begin,
                  "nesting deeper than " + std::to_string(limits_.max_depth) +
@@ -573,9 +584,7 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
         } else {
             return parse_multipart(e);
         }
-    } else if (ct.is_encapsulated_message() || ct.is("message", "external-body")) {
-        // message/external-body (RFC 2046 §5.2.3) carries the phantom body's header block
-        // and is parsed like an encapsulated message, as Python's email does.
+    } else if (kind == entity_kind::message) {
         if (over_depth) {
             diag(severity::error, diag_code::depth_limit, e, r.begin,
                  "nesting deeper than " + std::to_string(limits_.max_depth) +

@@ -37,7 +37,7 @@ public:
     /// leading and trailing white space trimmed. CRLF, bare LF and bare CR are all line ends.
     std::string value() const;
     /// True if the name equals `n` ignoring ASCII case.
-    bool is(std::string_view n) const noexcept;
+    bool is(std::string_view n) const noexcept;  // defined below, inline
 
     /// Longest field the 32-bit sizes hold; the parser does not store longer ones.
     static constexpr std::uint64_t max_size = 0xffffffffu;
@@ -52,7 +52,22 @@ private:
 std::string unfold(std::string_view raw_value);
 
 /// ASCII case-insensitive equality.
-bool iequals(std::string_view a, std::string_view b) noexcept;
+inline bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    if (a == b) return true;  // the common case: the same spelling
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        char x = a[i], y = b[i];
+        if (x == y) continue;
+        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+        if (x != y) return false;
+    }
+    return true;
+}
+
+inline bool header_field_view::is(std::string_view n) const noexcept {
+    return iequals(name(), n);
+}
 /// ASCII lower-case copy.
 std::string to_lower(std::string_view s);
 
