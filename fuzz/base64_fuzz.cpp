@@ -12,50 +12,18 @@
 #include <string_view>
 #include <vector>
 
+#include "codec_fuzz_support.hpp"
+
 #include "mhtml/mime/base64.hpp"
 
 namespace {
 
 using namespace mhtml::mime;
 
-struct result {
-    std::string out;
-    codec_status st;
-};
-
-bool same(const result& a, const result& b) {
-    return a.out == b.out && a.st.invalid_char == b.st.invalid_char &&
-           a.st.bad_padding == b.st.bad_padding && a.st.truncated == b.st.truncated &&
-           a.st.data_after_padding == b.st.data_after_padding &&
-           a.st.invalid_escape == b.st.invalid_escape &&
-           a.st.soft_break_at_end == b.st.soft_break_at_end && a.st.eight_bit == b.st.eight_bit &&
-           a.st.long_line == b.st.long_line && a.st.first_problem == b.st.first_problem;
-}
-
-result decode_whole(std::string_view in) {
-    result r;
-    r.st = base64_decode(in, r.out);
-    return r;
-}
-
-/// [0, split) first, then pieces of `chunk` octets.
-result decode_pieces(std::string_view in, std::size_t split, std::size_t chunk) {
-    base64_decoder d;
-    result r;
-    std::vector<char> buf(base64_decoder::max_output(in.size()));
-    std::size_t at = 0;
-    std::size_t n = split;
-    while (at < in.size()) {
-        n = std::min(n, in.size() - at);
-        r.out.append(buf.data(), d.step(in.substr(at, n), buf.data()));
-        at += n;
-        n = chunk;
-    }
-    char tail[2];
-    r.out.append(tail, d.finish(tail));
-    r.st = d.status();
-    return r;
-}
+using fuzz::result;
+using fuzz::same;
+constexpr auto decode_whole = fuzz::decode_whole<base64_decode>;
+constexpr auto decode_pieces = fuzz::decode_pieces<base64_decoder>;
 
 std::string encode_pieces(std::string_view in, std::size_t line, std::size_t chunk) {
     base64_encoder e(line);

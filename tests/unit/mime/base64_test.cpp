@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "codec_test_support.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -18,42 +20,7 @@ using mhtml::mime::base64_encoder;
 using mhtml::mime::codec_status;
 using mhtml::mime::simd_level;
 
-struct decoded {
-    std::string out;
-    codec_status st;
-};
-
-void expect_same_status(const codec_status& a, const codec_status& b) {
-    EXPECT_EQ(a.invalid_char, b.invalid_char);
-    EXPECT_EQ(a.bad_padding, b.bad_padding);
-    EXPECT_EQ(a.truncated, b.truncated);
-    EXPECT_EQ(a.data_after_padding, b.data_after_padding);
-    EXPECT_EQ(a.invalid_escape, b.invalid_escape);
-    EXPECT_EQ(a.soft_break_at_end, b.soft_break_at_end);
-    EXPECT_EQ(a.eight_bit, b.eight_bit);
-    EXPECT_EQ(a.long_line, b.long_line);
-    EXPECT_EQ(a.first_problem, b.first_problem);
-}
-
-/// Feeds `in` to one decoder in pieces of the given sizes (cycled), then finishes.
-decoded decode_in_pieces(std::string_view in, const std::vector<std::size_t>& sizes) {
-    base64_decoder d;
-    decoded r;
-    std::size_t at = 0;
-    std::size_t k = 0;
-    while (at < in.size()) {
-        const std::size_t n = std::min(sizes[k++ % sizes.size()], in.size() - at);
-        std::vector<char> buf(base64_decoder::max_output(n));
-        const std::size_t got = d.step(in.substr(at, n), buf.data());
-        EXPECT_LE(got, buf.size());
-        r.out.append(buf.data(), got);
-        at += n;
-    }
-    char tail[2];
-    r.out.append(tail, d.finish(tail));
-    r.st = d.status();
-    return r;
-}
+using namespace mhtml::mime::test;
 
 decoded decode_whole(std::string_view in) {
     decoded r;
@@ -62,14 +29,14 @@ decoded decode_whole(std::string_view in) {
 }
 
 decoded decode_bytewise(std::string_view in) {
-    return decode_in_pieces(in, {1});
+    return decode_in_pieces<base64_decoder>(in, {1});
 }
 
 decoded decode_random_chunks(std::string_view in, std::uint32_t seed) {
     std::mt19937 rng(seed);
     std::vector<std::size_t> sizes;
     for (int i = 0; i < 64; ++i) sizes.push_back(1 + rng() % (i % 3 == 0 ? 200 : 9));
-    return decode_in_pieces(in, sizes);
+    return decode_in_pieces<base64_decoder>(in, sizes);
 }
 
 /// An independent model of the decoder's documented rules, one octet at a time.
