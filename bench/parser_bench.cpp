@@ -15,13 +15,15 @@ std::string make_archive(std::size_t parts, std::size_t part_size, unsigned seed
     std::mt19937 rng(seed);
     std::string out =
         "From: <Saved by Blink>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/related;\r\n"
-        "\ttype=\"text/html\";\r\n\tboundary=\"----MultipartBoundary--abcdefghijklmnop----\"\r\n\r\n";
+        "\ttype=\"text/"
+        "html\";\r\n\tboundary=\"----MultipartBoundary--abcdefghijklmnop----\"\r\n\r\n";
     for (std::size_t i = 0; i < parts; ++i) {
         std::string data(part_size, '\0');
         for (char& c : data) c = static_cast<char>(rng() & 0xff);
-        out += "------MultipartBoundary--abcdefghijklmnop----\r\nContent-Type: image/png\r\n"
-               "Content-Transfer-Encoding: base64\r\nContent-Location: https://example.com/img/" +
-               std::to_string(i) + ".png\r\n\r\n";
+        out +=
+            "------MultipartBoundary--abcdefghijklmnop----\r\nContent-Type: image/png\r\n"
+            "Content-Transfer-Encoding: base64\r\nContent-Location: https://example.com/img/" +
+            std::to_string(i) + ".png\r\n\r\n";
         out += mhtml::mime::base64_encode(data);
         out += "\r\n";
     }

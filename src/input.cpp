@@ -10,7 +10,9 @@
 
 namespace mhtml {
 
-input_buffer::input_buffer(input_buffer&& o) noexcept { *this = std::move(o); }
+input_buffer::input_buffer(input_buffer&& o) noexcept {
+    *this = std::move(o);
+}
 
 input_buffer& input_buffer::operator=(input_buffer&& o) noexcept {
     if (this == &o) return *this;
@@ -26,7 +28,9 @@ input_buffer& input_buffer::operator=(input_buffer&& o) noexcept {
     return *this;
 }
 
-input_buffer::~input_buffer() { release(); }
+input_buffer::~input_buffer() {
+    release();
+}
 
 void input_buffer::release() noexcept {
     if (mapped_ && size_ > 0) ::munmap(const_cast<char*>(data_), size_);

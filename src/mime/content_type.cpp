@@ -13,8 +13,21 @@ namespace {
 // RFC 2045 §5.1: token := 1*<any (US-ASCII) CHAR except SPACE, CTLs, or tspecials>
 constexpr bool is_tspecial(char c) noexcept {
     switch (c) {
-        case '(': case ')': case '<': case '>': case '@': case ',': case ';': case ':':
-        case '\\': case '"': case '/': case '[': case ']': case '?': case '=':
+        case '(':
+        case ')':
+        case '<':
+        case '>':
+        case '@':
+        case ',':
+        case ';':
+        case ':':
+        case '\\':
+        case '"':
+        case '/':
+        case '[':
+        case ']':
+        case '?':
+        case '=':
             return true;
         default:
             return false;
@@ -24,7 +37,9 @@ constexpr bool is_token_char(char c) noexcept {
     auto u = static_cast<unsigned char>(c);
     return u > 0x20 && u < 0x7f && !is_tspecial(c);
 }
-constexpr bool is_space(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+constexpr bool is_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 std::size_t token_end(std::string_view s, std::size_t i) noexcept {
     while (i < s.size() && is_token_char(s[i])) ++i;
@@ -43,7 +58,8 @@ std::string percent_decode(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 && hex_value(s[i + 2]) >= 0) {
+        if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
+            hex_value(s[i + 2]) >= 0) {
             out += char(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
             i += 2;
         } else {
@@ -155,8 +171,8 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         std::string_view n = p.name;
         std::size_t star = n.find('*');
         if (star == std::string_view::npos) {
-            if (out.find(n) || std::any_of(groups.begin(), groups.end(),
-                                           [&](auto& g) { return g.first == n; })) {
+            if (out.find(n) ||
+                std::any_of(groups.begin(), groups.end(), [&](auto& g) { return g.first == n; })) {
                 issues.duplicate_parameter = true;  // the first occurrence wins, as in GMime
                 continue;
             }
@@ -180,7 +196,8 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
             pc.index = idx;
             pc.extended = ext;
         }
-        auto g = std::find_if(groups.begin(), groups.end(), [&](auto& x) { return x.first == base; });
+        auto g =
+            std::find_if(groups.begin(), groups.end(), [&](auto& x) { return x.first == base; });
         if (g == groups.end()) {
             groups.push_back({base, {}});
             g = groups.end() - 1;
@@ -188,7 +205,8 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         g->second.push_back(std::move(pc));
     }
     for (auto& group : groups) {
-        const std::string& name = group.first;  // not a structured binding: clang 14 cannot capture one
+        const std::string& name =
+            group.first;  // not a structured binding: clang 14 cannot capture one
         auto& pieces = group.second;
         std::stable_sort(pieces.begin(), pieces.end(),
                          [](const piece& a, const piece& b) { return a.index < b.index; });
@@ -338,12 +356,18 @@ transfer_encoding parse_transfer_encoding(std::string_view s) noexcept {
 
 std::string_view transfer_encoding_name(transfer_encoding e) noexcept {
     switch (e) {
-        case transfer_encoding::seven_bit: return "7bit";
-        case transfer_encoding::eight_bit: return "8bit";
-        case transfer_encoding::binary: return "binary";
-        case transfer_encoding::quoted_printable: return "quoted-printable";
-        case transfer_encoding::base64: return "base64";
-        case transfer_encoding::unknown: break;
+        case transfer_encoding::seven_bit:
+            return "7bit";
+        case transfer_encoding::eight_bit:
+            return "8bit";
+        case transfer_encoding::binary:
+            return "binary";
+        case transfer_encoding::quoted_printable:
+            return "quoted-printable";
+        case transfer_encoding::base64:
+            return "base64";
+        case transfer_encoding::unknown:
+            break;
     }
     return "unknown";
 }

@@ -24,7 +24,8 @@ bool is_token_value(std::string_view v) {
     if (v.empty()) return false;
     for (char c : v) {
         auto u = static_cast<unsigned char>(c);
-        if (u <= 0x20 || u >= 0x7f || std::string_view("()<>@,;:\\\"/[]?=").find(c) != std::string_view::npos)
+        if (u <= 0x20 || u >= 0x7f ||
+            std::string_view("()<>@,;:\\\"/[]?=").find(c) != std::string_view::npos)
             return false;
     }
     return true;
@@ -42,7 +43,8 @@ void append_param(std::string& out, std::string_view name, std::string_view valu
         out += "*=utf-8''";
         for (char c : value) {
             auto u = static_cast<unsigned char>(c);
-            if (u >= 0x80 || u <= 0x20 || std::string_view("*'%()<>@,;:\\\"/[]?=").find(c) != std::string_view::npos) {
+            if (u >= 0x80 || u <= 0x20 ||
+                std::string_view("*'%()<>@,;:\\\"/[]?=").find(c) != std::string_view::npos) {
                 out += '%';
                 out += hex[u >> 4];
                 out += hex[u & 15];
@@ -138,8 +140,9 @@ private:
 void writer::leaf_body(const node& n, const content_type& ct,
                        std::vector<std::pair<std::string, std::string>>& fields, std::string& body,
                        const std::string& path) {
-    auto cte_it = std::find_if(fields.begin(), fields.end(),
-                               [](auto& f) { return iequals(f.first, "Content-Transfer-Encoding"); });
+    auto cte_it = std::find_if(fields.begin(), fields.end(), [](auto& f) {
+        return iequals(f.first, "Content-Transfer-Encoding");
+    });
     std::string data = ct.type == "text" ? canonical_crlf(n.content()) : n.content();
     transfer_encoding enc;
     if (cte_it != fields.end()) {
@@ -155,7 +158,8 @@ void writer::leaf_body(const node& n, const content_type& ct,
             enc = transfer_encoding::base64;
         }
         if (enc != transfer_encoding::seven_bit)
-            fields.emplace_back("Content-Transfer-Encoding", std::string(transfer_encoding_name(enc)));
+            fields.emplace_back("Content-Transfer-Encoding",
+                                std::string(transfer_encoding_name(enc)));
     }
     switch (enc) {
         case transfer_encoding::base64:
@@ -171,8 +175,8 @@ void writer::leaf_body(const node& n, const content_type& ct,
             text_stats st = stats(body);
             if (st.longest_line > 998)
                 diags.push_back({severity::warning, diag_code::serialize_line_too_long, path, 0,
-                                 "a line of " + std::to_string(st.longest_line) +
-                                     " octets in a " + std::string(transfer_encoding_name(enc)) +
+                                 "a line of " + std::to_string(st.longest_line) + " octets in a " +
+                                     std::string(transfer_encoding_name(enc)) +
                                      " body exceeds 998 (RFC 5322 §2.1.1); written as it is"});
             break;
         }
@@ -198,10 +202,12 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
         // boundary the caller chose if it is safe; otherwise derive one from the content.
         auto occurs = [&](const std::string& b) {
             std::string d = "--" + b;
-            if (n.preamble().find(d) != std::string::npos || n.epilogue().find(d) != std::string::npos)
+            if (n.preamble().find(d) != std::string::npos ||
+                n.epilogue().find(d) != std::string::npos)
                 return true;
-            return std::any_of(parts.begin(), parts.end(),
-                               [&](const std::string& p) { return p.find(d) != std::string::npos; });
+            return std::any_of(parts.begin(), parts.end(), [&](const std::string& p) {
+                return p.find(d) != std::string::npos;
+            });
         };
         std::string boundary;
         if (auto b = ct.param("boundary"); b && !b->empty() && !occurs(std::string(*b))) {
@@ -233,7 +239,8 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
         body += (parts.empty() ? "--" : "\r\n--") + boundary + "--\r\n";
         body += canonical_crlf(n.epilogue());
     } else if (ct.is_encapsulated_message() || ct.is("message", "external-body")) {
-        if (!n.children().empty()) entity(n.children().front(), body, path.empty() ? "1" : path + ".1");
+        if (!n.children().empty())
+            entity(n.children().front(), body, path.empty() ? "1" : path + ".1");
     } else {
         leaf_body(n, ct, fields, body, path);
     }
@@ -269,7 +276,8 @@ node node::message(node inner) {
 
 node node::from(part_view p) {
     node n;
-    for (const header_field_view& f : p.headers()) n.fields_.emplace_back(std::string(f.name()), f.value());
+    for (const header_field_view& f : p.headers())
+        n.fields_.emplace_back(std::string(f.name()), f.value());
     if (p.is_leaf()) p.decode_to(n.content_);
     for (part_view c : p.children()) n.children_.push_back(from(c));
     n.preamble_ = std::string(p.preamble());
@@ -329,7 +337,8 @@ node& node::set_epilogue(std::string s) {
 entity_kind node::kind() const {
     content_type ct = type_of(*this);
     if (ct.is_multipart()) return entity_kind::multipart;
-    if (ct.is_encapsulated_message() || ct.is("message", "external-body")) return entity_kind::message;
+    if (ct.is_encapsulated_message() || ct.is("message", "external-body"))
+        return entity_kind::message;
     return entity_kind::leaf;
 }
 

@@ -7,7 +7,9 @@
 namespace mhtml::mime {
 
 namespace {
-const detail::entity_record& rec(const document* d, std::uint32_t i) { return d->record(i); }
+const detail::entity_record& rec(const document* d, std::uint32_t i) {
+    return d->record(i);
+}
 }  // namespace
 
 std::string part_view::path() const {
@@ -35,12 +37,22 @@ std::string part_view::path() const {
     return out;
 }
 
-std::uint32_t part_view::depth() const noexcept { return rec(doc_, index_).depth; }
-entity_kind part_view::kind() const noexcept { return rec(doc_, index_).kind; }
+std::uint32_t part_view::depth() const noexcept {
+    return rec(doc_, index_).depth;
+}
+entity_kind part_view::kind() const noexcept {
+    return rec(doc_, index_).kind;
+}
 
-const content_type& part_view::content_type() const noexcept { return doc_->type_of(index_); }
-bool part_view::has_content_type() const noexcept { return rec(doc_, index_).has_content_type; }
-transfer_encoding part_view::encoding() const noexcept { return rec(doc_, index_).encoding; }
+const content_type& part_view::content_type() const noexcept {
+    return doc_->type_of(index_);
+}
+bool part_view::has_content_type() const noexcept {
+    return rec(doc_, index_).has_content_type;
+}
+transfer_encoding part_view::encoding() const noexcept {
+    return rec(doc_, index_).encoding;
+}
 
 std::span<const header_field_view> part_view::headers() const noexcept {
     const auto& r = rec(doc_, index_);
@@ -76,8 +88,12 @@ std::optional<content_disposition> part_view::disposition() const {
     return std::nullopt;
 }
 
-std::uint64_t part_view::offset() const noexcept { return rec(doc_, index_).begin; }
-std::uint64_t part_view::body_offset() const noexcept { return rec(doc_, index_).body_begin; }
+std::uint64_t part_view::offset() const noexcept {
+    return rec(doc_, index_).begin;
+}
+std::uint64_t part_view::body_offset() const noexcept {
+    return rec(doc_, index_).body_begin;
+}
 
 std::string_view part_view::raw() const noexcept {
     const auto& r = rec(doc_, index_);
@@ -104,7 +120,9 @@ std::string_view part_view::epilogue() const noexcept {
     if (r.kind != entity_kind::multipart) return {};
     return doc_->bytes().substr(r.close_end, r.body_end - r.close_end);
 }
-std::string_view part_view::boundary() const noexcept { return doc_->boundary_of(index_); }
+std::string_view part_view::boundary() const noexcept {
+    return doc_->boundary_of(index_);
+}
 
 std::optional<part_view> part_view::parent() const noexcept {
     auto p = rec(doc_, index_).parent;
@@ -120,7 +138,9 @@ std::vector<part_view> part_view::children() const {
     return out;
 }
 
-std::size_t part_view::child_count() const noexcept { return rec(doc_, index_).child_count; }
+std::size_t part_view::child_count() const noexcept {
+    return rec(doc_, index_).child_count;
+}
 
 codec_status part_view::decode_to(std::string& out) const {
     std::string_view body = raw_body();

@@ -1,12 +1,12 @@
 // mhtml ls as a user runs it: exit codes, JSON shape, standard input, --help.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
@@ -49,17 +49,19 @@ TEST(CliLs, CleanArchiveExitsZeroAndListsParts) {
 TEST(CliLs, JsonHasPartsAndDiagnostics) {
     auto r = run("ls --json --hash " + corpus("chromium__malformed_mhtml_no_footer.mht"));
     EXPECT_EQ(r.status, 0);  // a missing close delimiter is a warning
-    for (const char* key : {"\"parts\":[", "\"diagnostics\":[", "\"path\":\"1\"", "\"content_type\":\"image/png\"",
-                            "\"encoding\":\"base64\"", "\"leaf\":true", "\"sha256\":\"", "\"encoded_size\":",
-                            "\"decoded_size\":", "\"content_id\":null", "\"content_location\":\"http://",
-                            "\"code\":\"missing_close_delimiter\"", "\"severity\":\"warning\"",
-                            "\"offset\":", "\"parameters\":{"})
+    for (const char* key :
+         {"\"parts\":[", "\"diagnostics\":[", "\"path\":\"1\"", "\"content_type\":\"image/png\"",
+          "\"encoding\":\"base64\"", "\"leaf\":true", "\"sha256\":\"",
+          "\"encoded_size\":", "\"decoded_size\":", "\"content_id\":null",
+          "\"content_location\":\"http://", "\"code\":\"missing_close_delimiter\"",
+          "\"severity\":\"warning\"", "\"offset\":", "\"parameters\":{"})
         EXPECT_NE(r.out.find(key), std::string::npos) << key;
 }
 
 TEST(CliLs, ErrorsInInputExitOne) {
     std::string f = temp_file(
-        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Transfer-Encoding: base64\r\n"
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Transfer-Encoding: "
+        "base64\r\n"
         "\r\nQUJDR\r\n--b--\r\n");
     auto r = run("ls --json " + f);
     EXPECT_EQ(r.status, 1);

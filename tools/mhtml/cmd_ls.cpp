@@ -56,7 +56,8 @@ struct part_info {
 // Printable form of a header value for the text listing: control octets become '?'.
 std::string printable(std::string_view s, std::size_t max = 200) {
     std::string out;
-    for (char c : s.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    for (char c : s.substr(0, max))
+        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
     if (s.size() > max) out += "...";
     return out;
 }
@@ -176,10 +177,12 @@ int run_ls(const ls_options& o) {
         for (const part_info& pi : infos) {
             const mime::part_view& p = pi.part;
             const auto& ct = p.content_type();
-            std::string path = std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path());
+            std::string path =
+                std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path());
             std::string details;
             for (const char* key : {"charset", "type", "start", "boundary"}) {
-                if (auto v = ct.param(key)) details += std::string(key) + "=\"" + printable(*v) + "\" ";
+                if (auto v = ct.param(key))
+                    details += std::string(key) + "=\"" + printable(*v) + "\" ";
             }
             if (auto disp = p.disposition()) details += disp->type + ' ';
             if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn) + "\" ";
@@ -199,9 +202,10 @@ int run_ls(const ls_options& o) {
         if (!diags.empty()) {
             out += "diagnostics:\n";
             for (const diagnostic& d : diags) {
-                out += "  " + std::string(severity_name(d.sev)) + ' ' + std::string(code_name(d.code)) +
-                       " part " + (d.part_path.empty() ? "." : d.part_path) + " @" +
-                       std::to_string(d.offset) + ": " + d.message + '\n';
+                out += "  " + std::string(severity_name(d.sev)) + ' ' +
+                       std::string(code_name(d.code)) + " part " +
+                       (d.part_path.empty() ? "." : d.part_path) + " @" + std::to_string(d.offset) +
+                       ": " + d.message + '\n';
             }
         }
     }
@@ -217,9 +221,11 @@ int run_ls(const ls_options& o) {
 
 runner add_ls_command(CLI::App& app) {
     auto o = std::make_shared<ls_options>();
-    CLI::App* cmd = app.add_subcommand("ls", "List the parts of a MIME document: type, encoding, "
-                                             "sizes, Content-ID, Content-Location; then diagnostics");
-    cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")->required();
+    CLI::App* cmd = app.add_subcommand("ls",
+                                       "List the parts of a MIME document: type, encoding, "
+                                       "sizes, Content-ID, Content-Location; then diagnostics");
+    cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")
+        ->required();
     cmd->add_flag("--json", o->json,
                   "print one JSON document {\"parts\": [...], \"diagnostics\": [...]}");
     cmd->add_flag("--hash", o->hash, "add the SHA-256 of each leaf's decoded content");
@@ -227,7 +233,8 @@ runner add_ls_command(CLI::App& app) {
     cmd->footer(
         "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"
         "1.2 the second part inside part 1; the message inside a message/rfc822 part P is P.1.\n"
-        "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O failure.\n"
+        "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O "
+        "failure.\n"
         "\n"
         "Examples:\n"
         "  mhtml ls saved.mhtml\n"

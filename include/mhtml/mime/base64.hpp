@@ -38,10 +38,10 @@ public:
 private:
     void octet(std::uint8_t c, std::uint64_t offset, std::uint8_t*& o) noexcept;
 
-    std::uint32_t bits_ = 0;   // pending sextets, most significant first
-    std::uint8_t count_ = 0;   // pending sextet count, 0..3
-    std::uint8_t pad_ = 0;     // '=' seen in the current quantum
-    bool ended_ = false;       // a quantum closed by padding was completed, no data since
+    std::uint32_t bits_ = 0;        // pending sextets, most significant first
+    std::uint8_t count_ = 0;        // pending sextet count, 0..3
+    std::uint8_t pad_ = 0;          // '=' seen in the current quantum
+    bool ended_ = false;            // a quantum closed by padding was completed, no data since
     std::uint64_t pad_offset_ = 0;  // offset of the first '=' of the current quantum
     std::uint64_t consumed_ = 0;
     codec_status status_;

@@ -17,29 +17,29 @@
 namespace mhtml::mime {
 
 struct parameter {
-    std::string name;      ///< lower-case, without the RFC 2231 `*` / `*N*` suffix
-    std::string value;     ///< quoted-pairs removed; RFC 2231 pieces joined and converted to UTF-8
-    std::string octets;    ///< RFC 2231: the %-decoded octets before charset conversion (else == value)
-    std::string charset;   ///< RFC 2231 charset, or empty
-    std::string language;  ///< RFC 2231 language, or empty
-    bool extended = false; ///< came from RFC 2231 syntax
+    std::string name;   ///< lower-case, without the RFC 2231 `*` / `*N*` suffix
+    std::string value;  ///< quoted-pairs removed; RFC 2231 pieces joined and converted to UTF-8
+    std::string
+        octets;  ///< RFC 2231: the %-decoded octets before charset conversion (else == value)
+    std::string charset;    ///< RFC 2231 charset, or empty
+    std::string language;   ///< RFC 2231 language, or empty
+    bool extended = false;  ///< came from RFC 2231 syntax
 };
 
 /// What the structured-value parser had to forgive.
 struct value_issues {
-    bool invalid = false;               ///< no usable type/subtype (defaulted)
+    bool invalid = false;  ///< no usable type/subtype (defaulted)
     bool missing_subtype = false;
-    bool missing_separator = false;     ///< `a=b c=d`
-    bool needs_quoting = false;         ///< unquoted value with tspecials
-    bool bad_parameter = false;         ///< a parameter without '=' or name (skipped)
-    bool duplicate_parameter = false;   ///< the first one wins
+    bool missing_separator = false;    ///< `a=b c=d`
+    bool needs_quoting = false;        ///< unquoted value with tspecials
+    bool bad_parameter = false;        ///< a parameter without '=' or name (skipped)
+    bool duplicate_parameter = false;  ///< the first one wins
     bool unterminated_quote = false;
-    bool bad_continuation = false;      ///< RFC 2231 pieces missing or out of order
-    bool bad_charset = false;           ///< RFC 2231 charset unknown (octets kept)
+    bool bad_continuation = false;  ///< RFC 2231 pieces missing or out of order
+    bool bad_charset = false;       ///< RFC 2231 charset unknown (octets kept)
     bool any() const noexcept {
-        return invalid || missing_subtype || missing_separator || needs_quoting ||
-               bad_parameter || duplicate_parameter || unterminated_quote || bad_continuation ||
-               bad_charset;
+        return invalid || missing_subtype || missing_separator || needs_quoting || bad_parameter ||
+               duplicate_parameter || unterminated_quote || bad_continuation || bad_charset;
     }
 };
 
@@ -95,7 +95,14 @@ struct content_disposition {
 content_disposition parse_content_disposition(std::string_view value, value_issues& issues);
 
 /// Content-Transfer-Encoding, RFC 2045 §6.
-enum class transfer_encoding : std::uint8_t { seven_bit, eight_bit, binary, quoted_printable, base64, unknown };
+enum class transfer_encoding : std::uint8_t {
+    seven_bit,
+    eight_bit,
+    binary,
+    quoted_printable,
+    base64,
+    unknown
+};
 
 /// Parses the field body (case-insensitive, comments allowed). `x-` tokens and anything
 /// else unknown give `unknown` (the body is then treated as binary, RFC 2045 §6.4).

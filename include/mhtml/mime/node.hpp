@@ -38,7 +38,9 @@ public:
     node& add(std::string_view name, std::string_view value);
     node& remove(std::string_view name);
     std::optional<std::string_view> get(std::string_view name) const;
-    const std::vector<std::pair<std::string, std::string>>& fields() const noexcept { return fields_; }
+    const std::vector<std::pair<std::string, std::string>>& fields() const noexcept {
+        return fields_;
+    }
 
     /// Decoded content of a leaf.
     const std::string& content() const noexcept { return content_; }

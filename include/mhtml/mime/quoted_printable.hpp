@@ -36,7 +36,7 @@ private:
              std::uint64_t offset, bool vector) noexcept;
     void line_end(std::uint64_t offset) noexcept;
 
-    char pending_[80]{};       // held-back octets: '=' with its partial escape, or trailing white space
+    char pending_[80]{};  // held-back octets: '=' with its partial escape, or trailing white space
     std::size_t npending_ = 0;
     std::uint64_t consumed_ = 0;
     std::uint64_t line_start_ = 0;  // offset of the first octet of the current encoded line
@@ -64,7 +64,7 @@ private:
 
     qp_mode mode_;
     std::size_t column_ = 0;
-    char pending_[4]{};        // octets whose encoding depends on what follows
+    char pending_[4]{};  // octets whose encoding depends on what follows
     std::size_t npending_ = 0;
 };
 

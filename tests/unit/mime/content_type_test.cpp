@@ -51,9 +51,10 @@ TEST(ContentType, UnquotedTspecialsTolerated_REL_3_4_2) {
 
 TEST(ContentType, MissingSemicolonBetweenParameters_E21) {
     value_issues is;
-    auto t = ct("Multipart/Related; boundary=example-2 start=\"<950118.AEBH@XIson.com>\" "
-                "type=\"Text/x-Okie\"",
-                &is);
+    auto t =
+        ct("Multipart/Related; boundary=example-2 start=\"<950118.AEBH@XIson.com>\" "
+           "type=\"Text/x-Okie\"",
+           &is);
     EXPECT_EQ(*t.param("boundary"), "example-2");
     EXPECT_EQ(*t.param("start"), "<950118.AEBH@XIson.com>");
     EXPECT_EQ(*t.param("type"), "Text/x-Okie");
@@ -62,9 +63,10 @@ TEST(ContentType, MissingSemicolonBetweenParameters_E21) {
 
 TEST(ContentType, Rfc2231ContinuationsCharsetAndLanguage) {
     value_issues is;
-    auto t = ct("application/x-stuff;\r\n title*0*=us-ascii'en'This%20is%20even%20more%20;\r\n "
-                "title*1*=%2A%2A%2Afun%2A%2A%2A%20;\r\n title*2=\"isn't it!\"",
-                &is);
+    auto t =
+        ct("application/x-stuff;\r\n title*0*=us-ascii'en'This%20is%20even%20more%20;\r\n "
+           "title*1*=%2A%2A%2Afun%2A%2A%2A%20;\r\n title*2=\"isn't it!\"",
+           &is);
     const parameter* p = t.params.find("title");
     ASSERT_NE(p, nullptr);
     EXPECT_EQ(p->value, "This is even more ***fun*** isn't it!");
@@ -114,7 +116,8 @@ TEST(ContentDisposition, TypeAndFilename_Rfc2183) {
 
 TEST(TransferEncoding, NamesAreCaseInsensitive_Rfc2045_6_1) {
     EXPECT_EQ(parse_transfer_encoding(" BASE64"), transfer_encoding::base64);
-    EXPECT_EQ(parse_transfer_encoding("Quoted-Printable (comment)"), transfer_encoding::quoted_printable);
+    EXPECT_EQ(parse_transfer_encoding("Quoted-Printable (comment)"),
+              transfer_encoding::quoted_printable);
     EXPECT_EQ(parse_transfer_encoding("7BIT"), transfer_encoding::seven_bit);
     EXPECT_EQ(parse_transfer_encoding("8bit"), transfer_encoding::eight_bit);
     EXPECT_EQ(parse_transfer_encoding("binary"), transfer_encoding::binary);

@@ -8,9 +8,10 @@ namespace mhtml::mime {
 namespace {
 
 TEST(Header, UnfoldRemovesCrlfBeforeWsp_Rfc5322_2_2_3) {
-    EXPECT_EQ(unfold(" multipart/related;\r\n\tboundary=\"x\"\r\n"), "multipart/related;\tboundary=\"x\"");
-    EXPECT_EQ(unfold(" a\n b"), "a b");      // bare LF
-    EXPECT_EQ(unfold(" a\r b"), "a b");      // bare CR
+    EXPECT_EQ(unfold(" multipart/related;\r\n\tboundary=\"x\"\r\n"),
+              "multipart/related;\tboundary=\"x\"");
+    EXPECT_EQ(unfold(" a\n b"), "a b");  // bare LF
+    EXPECT_EQ(unfold(" a\r b"), "a b");  // bare CR
     EXPECT_EQ(unfold("   \t "), "");
 }
 
@@ -28,7 +29,8 @@ TEST(Header, SkipCfwsSkipsNestedComments) {
 
 TEST(Header, FieldsKeepOrderRepeatsAndRawBytes) {
     std::string in =
-        "Received: a\r\nX-Dup: 1\r\nSubject: folded\r\n  line\r\nX-Dup: 2\r\nX-8bit: caf\xE9\r\n\r\nbody";
+        "Received: a\r\nX-Dup: 1\r\nSubject: folded\r\n  line\r\nX-Dup: 2\r\nX-8bit: "
+        "caf\xE9\r\n\r\nbody";
     auto doc = document::parse(in);
     auto hs = doc.root().headers();
     ASSERT_EQ(hs.size(), 5u);

@@ -5,21 +5,26 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <gtest/gtest.h>
+#include <filesystem>
 
 namespace mhtml::mime {
 namespace {
 
 TEST(LargeInput, PartsBeyondFourGiBAreFoundAndDecoded) {
     const std::uint64_t gap = (std::uint64_t(4) << 30) + 12345;  // 4 GiB + a bit of zeros
-    auto path = std::filesystem::temp_directory_path() / ("mhtml_large_" + std::to_string(::getpid()));
-    std::string head = "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: application/octet-stream\r\n\r\n";
-    std::string tail = "\r\n--b\r\nContent-Type: text/plain\r\n\r\nafter four gigabytes\r\n--b--\r\n";
+    auto path =
+        std::filesystem::temp_directory_path() / ("mhtml_large_" + std::to_string(::getpid()));
+    std::string head =
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: "
+        "application/octet-stream\r\n\r\n";
+    std::string tail =
+        "\r\n--b\r\nContent-Type: text/plain\r\n\r\nafter four gigabytes\r\n--b--\r\n";
     int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0600);
     ASSERT_GE(fd, 0);
     ASSERT_EQ(::pwrite(fd, head.data(), head.size(), 0), ssize_t(head.size()));
-    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t(head.size() + gap)), ssize_t(tail.size()));
+    ASSERT_EQ(::pwrite(fd, tail.data(), tail.size(), off_t(head.size() + gap)),
+              ssize_t(tail.size()));
     ::close(fd);
 
     std::error_code ec;

@@ -58,7 +58,8 @@ std::string random_bytes(std::mt19937& rng, std::size_t n) {
 }
 
 TEST(Node, UntouchedDocumentIsWrittenByteForByte) {
-    std::string in = "Content-Type: multipart/mixed; boundary=x\n\npre\n--x\nX-A: 1\n\nbody\n--x--\nepi";
+    std::string in =
+        "Content-Type: multipart/mixed; boundary=x\n\npre\n--x\nX-A: 1\n\nbody\n--x--\nepi";
     auto doc = document::parse(in);
     EXPECT_EQ(write(node::from(doc.root())).bytes, in);
 }
@@ -66,7 +67,8 @@ TEST(Node, UntouchedDocumentIsWrittenByteForByte) {
 TEST(Node, ChangedPartRewrittenOthersKeptByteForByte) {
     std::string in =
         "Content-Type: multipart/related; boundary=\"q\"\r\n\r\n--q\r\nContent-Type: text/html\r\n"
-        "X-Odd:   spacing  kept\r\n\r\n<p>one</p>\r\n--q\r\nContent-Type: text/plain\r\n\r\ntwo\r\n--q--\r\n";
+        "X-Odd:   spacing  kept\r\n\r\n<p>one</p>\r\n--q\r\nContent-Type: "
+        "text/plain\r\n\r\ntwo\r\n--q--\r\n";
     auto doc = document::parse(in);
     node root = node::from(doc.root());
     root.children()[1].set_content("changed\r\n");
@@ -91,10 +93,12 @@ TEST(Node, BuiltTreeRoundTripsStructurally) {
                  .set("Content-Location", "http://x.example/dir/" + std::string(60, 'p') + ".html"),
              node::leaf("image/png", random_bytes(rng, rng() % 5000)).set("Content-ID", "<a@x>"),
              node::leaf("text/css", "body{color:red}\r\n"),
-             node::message(node::leaf("text/plain; charset=us-ascii", "inner\r\n").set("Subject", "hi"))},
+             node::message(
+                 node::leaf("text/plain; charset=us-ascii", "inner\r\n").set("Subject", "hi"))},
             "type=\"text/html\"");
-        related.set("Subject", "A subject long enough that it has to be folded somewhere, "
-                               "because it goes on and on past seventy-eight columns");
+        related.set("Subject",
+                    "A subject long enough that it has to be folded somewhere, "
+                    "because it goes on and on past seventy-eight columns");
         auto w = write(related);
         EXPECT_THAT(w.diagnostics, ::testing::IsEmpty());
         auto doc = document::parse(w.bytes);
@@ -136,8 +140,10 @@ TEST(Node, TransferEncodingChosenForContent) {
         return doc.root().encoding();
     };
     EXPECT_EQ(enc(node::leaf("text/plain", "ascii\r\n")), transfer_encoding::seven_bit);
-    EXPECT_EQ(enc(node::leaf("text/plain; charset=utf-8", "caf\xC3\xA9")), transfer_encoding::quoted_printable);
-    EXPECT_EQ(enc(node::leaf("text/plain", std::string(2000, 'x'))), transfer_encoding::quoted_printable);
+    EXPECT_EQ(enc(node::leaf("text/plain; charset=utf-8", "caf\xC3\xA9")),
+              transfer_encoding::quoted_printable);
+    EXPECT_EQ(enc(node::leaf("text/plain", std::string(2000, 'x'))),
+              transfer_encoding::quoted_printable);
     EXPECT_EQ(enc(node::leaf("image/gif", "GIF89a")), transfer_encoding::base64);
 }
 
@@ -155,8 +161,9 @@ TEST(Node, LongLinesIn8bitAreFlagged) {
 }
 
 TEST(Node, FoldFieldKeepsQuotedStringsAndUnfoldsBack) {
-    std::string value = "multipart/related; type=\"text/html\"; boundary=\"----=_NextPart_000_0000 "
-                        "with spaces inside the quotes that are long\"; start=\"<a@b>\"";
+    std::string value =
+        "multipart/related; type=\"text/html\"; boundary=\"----=_NextPart_000_0000 "
+        "with spaces inside the quotes that are long\"; start=\"<a@b>\"";
     std::string f = fold_field("Content-Type", value);
     EXPECT_NE(f.find("\r\n "), std::string::npos);
     std::string raw_value = f.substr(std::string("Content-Type:").size());
