@@ -309,6 +309,44 @@ void reserve_tail(std::string& out, std::size_t used, std::size_t need) {
     if (out.size() - used < need) out.resize(std::max(out.size() * 2, used + need));
 }
 
+/// Runs the converter `cd` over `input` into `out` (from its start), growing the buffer as
+/// needed, and ends with the call without input that writes what a stateful converter still
+/// holds and returns it to its initial state (RFC 1468's final shift for ISO-2022-JP).
+/// Where iconv stops on octets it cannot convert, `on_error(in, in_left, out, used)` must
+/// consume input and return true, or return false to give up. A failed final flush ends
+/// the conversion, successfully unless `flush_must_succeed`.
+template <class Converter, class OnError>
+bool run_iconv(const Converter& cd, std::string_view input, std::string& out,
+               bool flush_must_succeed, OnError on_error) {
+    std::size_t used = 0;
+    char* in = const_cast<char*>(input.data());  // iconv's prototype is not const-correct
+    std::size_t in_left = input.size();
+    for (;;) {
+        reserve_tail(out, used, 16);
+        char* op = out.data() + used;
+        std::size_t out_left = out.size() - used;
+        const bool flushing = in_left == 0;
+        const std::size_t r = !flushing ? iconv(cd, &in, &in_left, &op, &out_left)
+                                        : iconv(cd, nullptr, nullptr, &op, &out_left);
+        used = static_cast<std::size_t>(op - out.data());
+        if (r != static_cast<std::size_t>(-1)) {
+            if (flushing) break;
+            continue;
+        }
+        if (errno == E2BIG) {
+            out.resize(out.size() * 2);
+            continue;
+        }
+        if (flushing) {
+            if (flush_must_succeed) return false;
+            break;
+        }
+        if (!on_error(in, in_left, out, used)) return false;
+    }
+    out.resize(used);
+    return true;
+}
+
 }  // namespace
 
 std::optional<std::string> canonical_charset(std::string_view charset) {
@@ -350,42 +388,22 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::string_view char
     const bool cp1252 = *name == "WINDOWS-1252";
 
     std::string out(bytes.size() * 2 + 16, '\0');
-    std::size_t used = 0;
-    char* in = const_cast<char*>(bytes.data());  // iconv's prototype is not const-correct
-    std::size_t in_left = bytes.size();
-    for (;;) {
-        reserve_tail(out, used, 16);
-        char* op = out.data() + used;
-        std::size_t out_left = out.size() - used;
-        // Once the input is used up, one more call returns a stateful decoder to its
-        // initial state (and writes whatever it still holds).
-        const bool flushing = in_left == 0;
-        const std::size_t r = !flushing ? iconv(cd, &in, &in_left, &op, &out_left)
-                                        : iconv(cd, nullptr, nullptr, &op, &out_left);
-        used = static_cast<std::size_t>(op - out.data());
-        if (r != static_cast<std::size_t>(-1)) {
-            if (flushing) break;
-            continue;
-        }
-        if (errno == E2BIG) {
-            out.resize(out.size() * 2);
-            continue;
-        }
-        if (flushing) break;  // a failed flush: nothing is left to convert
-        // EILSEQ, EINVAL (truncated sequence at the end) or anything else: one octet is
-        // replaced and skipped, so every error makes progress.
-        const auto c = static_cast<unsigned char>(*in);
-        reserve_tail(out, used, 4);
-        if (cp1252 && cp1252_hole(c)) {
-            out[used++] = '\xC2';
-            out[used++] = static_cast<char>(c);
-        } else {
-            for (char r8 : replacement_utf8) out[used++] = r8;
-        }
-        ++in;
-        --in_left;
-    }
-    out.resize(used);
+    run_iconv(cd, bytes, out, false,
+              [&](char*& in, std::size_t& in_left, std::string& o, std::size_t& used) {
+                  // EILSEQ, EINVAL (truncated sequence at the end) or anything else: one
+                  // octet is replaced and skipped, so every error makes progress.
+                  const auto c = static_cast<unsigned char>(*in);
+                  reserve_tail(o, used, 4);
+                  if (cp1252 && cp1252_hole(c)) {
+                      o[used++] = '\xC2';
+                      o[used++] = static_cast<char>(c);
+                  } else {
+                      for (char r8 : replacement_utf8) o[used++] = r8;
+                  }
+                  ++in;
+                  --in_left;
+                  return true;
+              });
     // Defensive: whatever iconv produced, the result is well-formed UTF-8.
     if (!valid_utf8(out)) return sanitize_utf8(out);
     return out;
@@ -401,39 +419,22 @@ std::optional<std::string> from_utf8(std::string_view text, std::string_view cha
     const bool cp1252 = *name == "WINDOWS-1252";
 
     std::string out(text.size() + text.size() / 2 + 16, '\0');
-    std::size_t used = 0;
-    char* in = const_cast<char*>(text.data());
-    std::size_t in_left = text.size();
-    for (;;) {
-        reserve_tail(out, used, 16);
-        char* op = out.data() + used;
-        std::size_t out_left = out.size() - used;
-        // The final call with no input writes the shift sequence that returns a stateful
-        // charset (ISO-2022-JP, UTF-7) to its initial state, as RFC 1468 requires.
-        const bool flushing = in_left == 0;
-        const std::size_t r = !flushing ? iconv(cd, &in, &in_left, &op, &out_left)
-                                        : iconv(cd, nullptr, nullptr, &op, &out_left);
-        used = static_cast<std::size_t>(op - out.data());
-        if (r != static_cast<std::size_t>(-1)) {
-            if (flushing) break;
-            continue;
-        }
-        if (errno == E2BIG) {
-            out.resize(out.size() * 2);
-            continue;
-        }
-        // U+0081 etc. are the windows-1252 octets glibc leaves undefined (see to_utf8).
-        if (!flushing && cp1252 && in_left >= 2 && static_cast<unsigned char>(in[0]) == 0xC2 &&
-            cp1252_hole(static_cast<unsigned char>(in[1]))) {
-            reserve_tail(out, used, 1);
-            out[used++] = in[1];
-            in += 2;
-            in_left -= 2;
-            continue;
-        }
-        return std::nullopt;  // the charset cannot represent a character
-    }
-    out.resize(used);
+    const bool ok =
+        run_iconv(cd, text, out, true,
+                  [&](char*& in, std::size_t& in_left, std::string& o, std::size_t& used) {
+                      // U+0081 etc. are the windows-1252 octets glibc leaves undefined (see
+                      // to_utf8).
+                      if (cp1252 && in_left >= 2 && static_cast<unsigned char>(in[0]) == 0xC2 &&
+                          cp1252_hole(static_cast<unsigned char>(in[1]))) {
+                          reserve_tail(o, used, 1);
+                          o[used++] = in[1];
+                          in += 2;
+                          in_left -= 2;
+                          return true;
+                      }
+                      return false;  // the charset cannot represent a character
+                  });
+    if (!ok) return std::nullopt;
     return out;
 }
 
