@@ -11,6 +11,8 @@ packages=(
   libgtest-dev libgmock-dev                               # GoogleTest / GoogleMock
   libbenchmark-dev                                        # Google Benchmark
   libcli11-dev                                            # CLI11 (command line)
+  libboost-url1.81-dev                                    # Boost.URL (RFC 3986 references and resolution)
+  nlohmann-json3-dev                                      # JSON reader for the spec vectors in tests
   libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
   python3                                                 # Python's email package: reference reader in tests
 )

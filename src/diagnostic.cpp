@@ -53,8 +53,18 @@ constexpr std::array code_names{
     "qp_long_line",
     "serialize_line_too_long",
     "repeated_delimiter",
+    "url_word_too_long",
+    "url_unescaped_char",
+    "header_uri_comment",
+    "uri_invalid_chars",
+    "uri_unparseable",
+    "content_id_without_brackets",
+    "content_id_not_addr_spec",
+    "cid_url_with_brackets",
+    "contenttype_uri_fragment",
+    "mime_type_repeated",
 };
-static_assert(code_names.size() == std::size_t(diag_code::repeated_delimiter) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::mime_type_repeated) + 1,
               "every diag_code needs a name");
 }  // namespace
 

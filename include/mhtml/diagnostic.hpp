@@ -75,6 +75,17 @@ enum class diag_code : std::uint16_t {
     serialize_line_too_long,
     // multipart structure (continued)
     repeated_delimiter,
+    // URIs (uri/)
+    url_word_too_long,
+    url_unescaped_char,
+    header_uri_comment,
+    uri_invalid_chars,
+    uri_unparseable,
+    content_id_without_brackets,
+    content_id_not_addr_spec,
+    cid_url_with_brackets,
+    contenttype_uri_fragment,
+    mime_type_repeated,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
