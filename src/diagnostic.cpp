@@ -57,7 +57,7 @@ constexpr std::array code_names{
     "url_unescaped_char",
     "header_uri_comment",
     "uri_invalid_chars",
-    "uri_unparseable",
+    "uri_invalid_syntax",
     "content_id_without_brackets",
     "content_id_not_addr_spec",
     "cid_url_with_brackets",

@@ -224,20 +224,26 @@ void append_literal_utf8(std::string& out, std::string_view text) {
 // ---------------------------------------------------------------------------------------
 // Encoding.
 
-/// Octets that stand for themselves in Q text everywhere an encoded-word may appear,
-/// including a `phrase` (RFC 2047 §5 (3): letters, digits, "!", "*", "+", "-", "/").
-bool q_literal(unsigned char c) {
+/// How a word is encoded: B, Q safe in a `phrase`, or Q for a URI in Content-Location.
+enum class coding { b, q_phrase, q_uri };
+
+/// Octets that stand for themselves in Q text. In a `phrase` (RFC 2047 §5 (3)): letters,
+/// digits, "!", "*", "+", "-", "/". For a URI (MHTML draft §4.4.1 b, REQUIREMENTS
+/// MHT-4.4.1.12): every printable ASCII octet except "=", "?", "_", '"' and "\\", so that
+/// the URI stays readable; SPACE is written =20, never "_".
+bool q_literal(unsigned char c, coding k) {
+    if (k == coding::q_uri) return c > 0x20 && c < 0x7F && c != '=' && c != '?' && c != '_' && c != '"' && c != '\\';
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '!' ||
            c == '*' || c == '+' || c == '-' || c == '/';
 }
 
-std::size_t q_cost(unsigned char c) {
-    return q_literal(c) || c == ' ' ? 1 : 3;
+std::size_t q_cost(unsigned char c, coding k) {
+    return q_literal(c, k) || (c == ' ' && k == coding::q_phrase) ? 1 : 3;
 }
 
-std::size_t q_cost(std::string_view s) {
+std::size_t q_cost(std::string_view s, coding k) {
     std::size_t n = 0;
-    for (const char c : s) n += q_cost(static_cast<unsigned char>(c));
+    for (const char c : s) n += q_cost(static_cast<unsigned char>(c), k);
     return n;
 }
 
@@ -245,17 +251,17 @@ std::size_t b_cost(std::size_t octets) {
     return (octets + 2) / 3 * 4;
 }
 
-std::size_t cost(std::string_view s, bool q) {
-    return q ? q_cost(s) : b_cost(s.size());
+std::size_t cost(std::string_view s, coding k) {
+    return k != coding::b ? q_cost(s, k) : b_cost(s.size());
 }
 
-void append_q(std::string& out, std::string_view s) {
+void append_q(std::string& out, std::string_view s, coding k) {
     static constexpr char hex[] = "0123456789ABCDEF";
     for (const char ch : s) {
         const auto c = static_cast<unsigned char>(ch);
-        if (c == ' ') {
+        if (c == ' ' && k == coding::q_phrase) {
             out.push_back('_');
-        } else if (q_literal(c)) {
+        } else if (q_literal(c, k)) {
             out.push_back(ch);
         } else {
             out.push_back('=');
@@ -304,8 +310,9 @@ struct packing {
 
 /// Greedy packing of characters (lengths in `units`) into words of at most the room,
 /// never splitting a character. A character too big for any word gets a word of its own.
-packing pack_octets(std::string_view octets, const std::vector<std::size_t>& units, bool q,
+packing pack_octets(std::string_view octets, const std::vector<std::size_t>& units, coding k,
                     word_room room) {
+    const bool q = k != coding::b;
     packing p;
     std::size_t pos = 0;
     std::size_t u = 0;
@@ -313,8 +320,8 @@ packing pack_octets(std::string_view octets, const std::vector<std::size_t>& uni
         const bool first = p.words.empty() && !p.leading_fold;
         std::size_t limit = first ? room.first : room.other;
         if (first && room.first < room.other &&
-            cost(octets.substr(pos, units[u]), q) > room.first &&
-            cost(octets.substr(pos, units[u]), q) <= room.other) {
+            cost(octets.substr(pos, units[u]), k) > room.first &&
+            cost(octets.substr(pos, units[u]), k) <= room.other) {
             p.leading_fold = true;
             limit = room.other;
         }
@@ -322,7 +329,7 @@ packing pack_octets(std::string_view octets, const std::vector<std::size_t>& uni
         std::size_t used = 0;  // Q cost so far
         while (u < units.size()) {
             const std::string_view unit = octets.substr(pos, units[u]);
-            const std::size_t next = q ? used + q_cost(unit) : b_cost(pos - start + unit.size());
+            const std::size_t next = q ? used + q_cost(unit, k) : b_cost(pos - start + unit.size());
             if (next > limit && pos != start) break;
             used = q ? next : 0;
             pos += unit.size();
@@ -338,7 +345,7 @@ packing pack_octets(std::string_view octets, const std::vector<std::size_t>& uni
 /// word's characters are encoded again on their own so that every word starts and ends in
 /// the initial shift state. nullopt if the octets do not convert cleanly both ways (the
 /// caller then falls back to cutting the octets on character boundaries).
-std::optional<packing> pack_reencoded(std::string_view octets, const std::string& canon, bool q,
+std::optional<packing> pack_reencoded(std::string_view octets, const std::string& canon, coding how,
                                       word_room room) {
     const auto text = to_utf8(octets, canon);
     if (!text || text->find("\xEF\xBF\xBD") != std::string::npos) return std::nullopt;
@@ -361,7 +368,7 @@ std::optional<packing> pack_reencoded(std::string_view octets, const std::string
             end += (*chars)[k];
             auto candidate = from_utf8(std::string_view(*text).substr(pos, end - pos), canon);
             if (!candidate) return std::nullopt;
-            const std::size_t n = cost(*candidate, q);
+            const std::size_t n = cost(*candidate, how);
             if (n > limit) {
                 if (!best && first && limit < room.other && n <= room.other) {
                     // The first character does not fit after the field name: start the
@@ -503,8 +510,12 @@ std::string encode_words(std::string_view octets, std::string_view charset, rfc2
     const std::string_view charset_part = std::string_view(label).substr(0, label.find('*'));
     const auto canon = canonical_charset(charset_part);
 
-    bool q = enc == rfc2047_encoding::q;
-    if (enc == rfc2047_encoding::shortest) q = q_cost(octets) <= b_cost(octets.size());
+    coding k = enc == rfc2047_encoding::q       ? coding::q_phrase
+               : enc == rfc2047_encoding::q_uri ? coding::q_uri
+                                                : coding::b;
+    if (enc == rfc2047_encoding::shortest)
+        k = q_cost(octets, coding::q_phrase) <= b_cost(octets.size()) ? coding::q_phrase : coding::b;
+    const bool q = k != coding::b;
 
     std::string prefix = "=?" + label + (q ? "?Q?" : "?B?");
     const std::size_t overhead = prefix.size() + 2;  // and the closing "?="
@@ -527,24 +538,24 @@ std::string encode_words(std::string_view octets, std::string_view charset, rfc2
     //    character, so it is cut between any two octets too).
     std::optional<packing> packed;
     if (canon && *canon != "UTF-8" && is_stateful(*canon) && charset_known(*canon)) {
-        packed = pack_reencoded(octets, *canon, q, room);
+        packed = pack_reencoded(octets, *canon, k, room);
     }
     if (!packed) {
         std::optional<std::vector<std::size_t>> units;
         if (canon) units = character_lengths(octets, *canon);
         if (!units) units.emplace(octets.size(), 1);
-        packed = pack_octets(octets, *units, q, room);
+        packed = pack_octets(octets, *units, k, room);
     }
 
     std::string out;
     if (packed->leading_fold) out += fold;
-    for (std::size_t k = 0; k < packed->words.size(); ++k) {
-        if (k != 0) out += fold;
+    for (std::size_t w = 0; w < packed->words.size(); ++w) {
+        if (w != 0) out += fold;
         out += prefix;
         if (q) {
-            append_q(out, packed->words[k]);
+            append_q(out, packed->words[w], k);
         } else {
-            append_b(out, packed->words[k]);
+            append_b(out, packed->words[w]);
         }
         out += "?=";
     }

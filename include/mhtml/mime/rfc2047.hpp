@@ -34,7 +34,10 @@ std::string decode_to_utf8(std::string_view value, bool* malformed = nullptr);
 /// (the form MHTML compares URIs in, MHT-4.4.1.10).
 std::string decode_to_octets(std::string_view value);
 
-enum class rfc2047_encoding : char { q = 'Q', b = 'B', shortest = 0 };
+/// `q` is Q safe in a `phrase` (RFC 2047 §5 (3)); `q_uri` is Q for a URI in
+/// Content-Location (MHT-4.4.1.12: only SPACE, "=", "?", "_", '"', "\\", CTLs and 8-bit
+/// octets are escaped, SPACE as =20); `shortest` picks phrase-safe Q or B.
+enum class rfc2047_encoding : char { q = 'Q', b = 'B', shortest = 0, q_uri = 'U' };
 
 /// Encodes `octets` (in `charset`) as encoded-words of at most 75 characters each, split
 /// on character boundaries (UTF-8 aware), joined by CRLF SP. `first_line_used` is how many

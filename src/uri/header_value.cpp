@@ -1,0 +1,278 @@
+#include "mhtml/uri/header_value.hpp"
+
+#include "mhtml/mime/charset.hpp"
+#include "mhtml/mime/rfc2047.hpp"
+
+#include <cstdio>
+
+namespace mhtml::uri {
+
+namespace {
+
+constexpr std::size_t max_url_word = 40;   // RFC 2017 §3.1
+constexpr std::size_t max_line = 78;       // RFC 5322 §2.1.1 SHOULD
+
+bool is_lwsp(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// RFC 2017 §3.1 step 1: SPACE, CTLs, '"', '\' and 8-bit octets.
+bool needs_escape(char ch) noexcept {
+    auto c = static_cast<unsigned char>(ch);
+    return c <= 0x20 || c >= 0x7F || c == '"' || c == '\\';
+}
+
+bool is_hex(char c) noexcept {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+void note(std::vector<diagnostic>* diags, severity sev, diag_code code, std::size_t offset,
+          std::string message) {
+    if (diags) diags->push_back({sev, code, {}, offset, std::move(message)});
+}
+
+// The end of a comment that starts at s[open] == '(' (nesting and quoted-pairs), or npos.
+std::size_t comment_end(std::string_view s, std::size_t open) noexcept {
+    int depth = 0;
+    for (std::size_t i = open; i < s.size(); ++i) {
+        if (s[i] == '\\') {
+            ++i;
+        } else if (s[i] == '(') {
+            ++depth;
+        } else if (s[i] == ')' && --depth == 0) {
+            return i + 1;
+        }
+    }
+    return std::string_view::npos;
+}
+
+// The start of a comment that ends the value (a balanced "(...)" preceded by white space),
+// or npos.
+std::size_t trailing_comment_start(std::string_view s) noexcept {
+    if (s.empty() || s.back() != ')') return std::string_view::npos;
+    int depth = 0;
+    for (std::size_t i = s.size(); i-- > 0;) {
+        if (s[i] == ')') {
+            ++depth;
+        } else if (s[i] == '(' && --depth == 0) {
+            if (i > 0 && is_lwsp(s[i - 1])) return i;
+            return std::string_view::npos;
+        }
+    }
+    return std::string_view::npos;
+}
+
+bool looks_like_encoded_word(std::string_view token) noexcept {
+    return token.size() >= 8 && token.starts_with("=?") && token.ends_with("?=");
+}
+
+}  // namespace
+
+std::string escape_url(std::string_view url) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    out.reserve(url.size());
+    for (char ch : url) {
+        if (needs_escape(ch)) {
+            auto c = static_cast<unsigned char>(ch);
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
+std::string extract_url_parameter(std::string_view value, std::vector<diagnostic>* diags,
+                                  std::size_t offset) {
+    std::size_t begin = 0, end = value.size();
+    while (begin < end && is_lwsp(value[begin])) ++begin;
+    while (end > begin && is_lwsp(value[end - 1])) --end;
+    if (begin < end && value[begin] == '"') {
+        ++begin;
+        if (end > begin && value[end - 1] == '"') --end;
+    }
+    std::string out;
+    out.reserve(end - begin);
+    std::size_t word_start = begin, longest_at = 0, longest = 0;
+    bool reported_char = false;
+    for (std::size_t i = begin; i <= end; ++i) {
+        if (i == end || is_lwsp(value[i])) {
+            if (i - word_start > longest) {
+                longest = i - word_start;
+                longest_at = word_start;
+            }
+            word_start = i + 1;
+            continue;
+        }
+        char c = value[i];
+        if (needs_escape(c) && !reported_char) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(c));
+            note(diags, severity::warning, diag_code::url_unescaped_char, offset + i,
+                 std::string("octet ") + buf +
+                     " inside a quoted URL should have been %-escaped (RFC 2017 §3.1 step 1); kept as it is");
+            reported_char = true;
+        }
+        out += c;
+    }
+    if (longest > max_url_word) {
+        note(diags, severity::warning, diag_code::url_word_too_long, offset + longest_at,
+             "URL-word of " + std::to_string(longest) +
+                 " characters; RFC 2017 §3.1 allows at most 40; extracted anyway");
+    }
+    return out;
+}
+
+std::string extract_header_uri(std::string_view field_body, std::vector<diagnostic>* diags,
+                               const header_uri_options& options) {
+    std::size_t begin = 0, end = field_body.size();
+    auto trim = [&] {
+        while (begin < end && is_lwsp(field_body[begin])) ++begin;
+        while (end > begin && is_lwsp(field_body[end - 1])) --end;
+    };
+    trim();
+    // RFC 2557 §4.1 allows CFWS around the URI: a leading comment and a trailing comment
+    // after white space are dropped.
+    if (begin < end && field_body[begin] == '(') {
+        std::size_t close = comment_end(field_body.substr(0, end), begin);
+        if (close != std::string_view::npos) {
+            note(diags, severity::note, diag_code::header_uri_comment, begin,
+                 "comment before the URI dropped");
+            begin = close;
+            trim();
+        }
+    }
+    if (std::size_t open = trailing_comment_start(field_body.substr(begin, end - begin));
+        open != std::string_view::npos) {
+        note(diags, severity::note, diag_code::header_uri_comment, begin + open,
+             "comment after the URI dropped");
+        end = begin + open;
+        trim();
+    }
+    std::string_view value = field_body.substr(begin, end - begin);
+    if (value.starts_with('"')) return extract_url_parameter(value, diags, begin);
+
+    // Unquoted: white-space separated pieces, encoded-words decoded to raw octets, joined
+    // with nothing between them (MHT-4.4.2.3; RFC 2047 §6.2 drops the white space between
+    // adjacent encoded-words, and RFC 2017 extraction drops the rest).
+    std::string out;
+    out.reserve(value.size());
+    bool previous_plain = false;
+    std::size_t i = 0;
+    while (i < value.size()) {
+        std::size_t start = i;
+        while (i < value.size() && !is_lwsp(value[i])) ++i;
+        std::string_view token = value.substr(start, i - start);
+        while (i < value.size() && is_lwsp(value[i])) ++i;
+        if (looks_like_encoded_word(token)) {
+            for (auto& seg : mime::decode_words(token).segments) out += seg.octets;
+            previous_plain = false;
+        } else {
+            if (options.keep_interior_spaces && previous_plain) out += ' ';
+            out += token;
+            previous_plain = true;
+        }
+    }
+    return out;
+}
+
+result<std::string> url_parameter(std::string_view url) {
+    if (url.empty())
+        return result<std::string>::failure("empty_url", "a URL parameter needs at least one character");
+    const std::string escaped = escape_url(url);
+    std::string out = "\"";
+    std::size_t pos = 0;
+    while (pos < escaped.size()) {
+        std::size_t n = std::min(max_url_word, escaped.size() - pos);
+        // Never split a %XX escape (URL-3.1.3): move a '%' in the last two places to the next word.
+        if (pos + n < escaped.size()) {
+            for (std::size_t back = 1; back <= 2 && back < n; ++back) {
+                std::size_t at = pos + n - back;
+                if (escaped[at] == '%' && at + 2 < escaped.size() && is_hex(escaped[at + 1]) &&
+                    is_hex(escaped[at + 2])) {
+                    n -= back;
+                    break;
+                }
+            }
+        }
+        if (pos != 0) out += ' ';
+        out.append(escaped, pos, n);
+        pos += n;
+    }
+    out += '"';
+    return result<std::string>::success(std::move(out));
+}
+
+std::string fold_url_parameter(std::string_view parameter, std::size_t first_line_used) {
+    std::string out;
+    out.reserve(parameter.size() + 16);
+    std::size_t column = first_line_used;
+    std::size_t i = 0;
+    while (i < parameter.size()) {
+        std::size_t space = parameter.find(' ', i);
+        std::size_t end = space == std::string_view::npos ? parameter.size() : space;
+        std::string_view word = parameter.substr(i, end - i);
+        if (i != 0) {
+            if (column + 1 + word.size() > max_line) {
+                out += "\r\n ";
+                column = 1;
+            } else {
+                out += ' ';
+                ++column;
+            }
+        }
+        out += word;
+        column += word.size();
+        i = end == parameter.size() ? end : end + 1;
+    }
+    return out;
+}
+
+std::string_view form_name(header_uri_form f) noexcept {
+    switch (f) {
+        case header_uri_form::bare: return "bare";
+        case header_uri_form::quoted: return "quoted";
+        case header_uri_form::encoded_words: return "encoded-words";
+    }
+    return "bare";
+}
+
+header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
+                                  std::string_view document_charset, bool force_encoded_words) {
+    header_uri_text out;
+    bool offending = force_encoded_words;
+    bool eight_bit = false;
+    for (char ch : uri) {
+        offending |= needs_escape(ch);
+        eight_bit |= static_cast<unsigned char>(ch) >= 0x80;
+    }
+    // A reader would decode an encoded-word or drop a comment (MHT-4.4.2.3), so such text is
+    // encoded too; so is a value that starts like the quoted form.
+    offending |= uri.find("=?") != std::string_view::npos || uri.starts_with('(');
+    if (uri.empty()) return out;
+    if (!offending) {
+        if (first_line_used + uri.size() <= max_line) {
+            out.value = std::string(uri);
+            return out;
+        }
+        out.form = header_uri_form::quoted;
+        out.value = fold_url_parameter(url_parameter(uri).value, first_line_used);
+        return out;
+    }
+    out.form = header_uri_form::encoded_words;
+    out.charset = "US-ASCII";
+    if (eight_bit) {
+        out.charset = "UNKNOWN-8BIT";
+        if (auto canon = mime::canonical_charset(document_charset);
+            canon && mime::charset_known(*canon) && *canon != "US-ASCII" && *canon != "UNKNOWN-8BIT") {
+            auto text = mime::to_utf8(uri, *canon);
+            auto back = text ? mime::from_utf8(*text, *canon) : std::nullopt;
+            if (back && *back == uri) out.charset = *canon;
+        }
+    }
+    out.value = mime::encode_words(uri, out.charset, mime::rfc2047_encoding::q_uri, first_line_used);
+    return out;
+}
+
+}  // namespace mhtml::uri

@@ -1,0 +1,162 @@
+// RFC 3986 §5.4 resolution examples and the project's extra cases (tests/data/spec/rfc3986.json),
+// plus the MHTML rules that sit on resolution: no %-decoding, no case folding, the fictitious
+// base and its seed spelling (REQUIREMENTS L-2, L-6, L-7, L-8, MHT-8.2).
+#include "mhtml/uri/reference.hpp"
+
+#include "spec/vectors.hpp"
+
+#include <gtest/gtest.h>
+
+namespace mhtml::uri {
+namespace {
+
+using test::load_vectors;
+using test::octets;
+
+TEST(Rfc3986, AllVectorsResolve) {
+    auto file = load_vectors("rfc3986.json");
+    std::size_t n = 0;
+    for (auto& v : file["vectors"]) {
+        SCOPED_TRACE(v["id"].get<std::string>());
+        auto got = resolve(octets(v["base"]), octets(v["reference"]));
+        ASSERT_TRUE(got.has_value());
+        EXPECT_EQ(*got, octets(v["expected"]));
+        ++n;
+    }
+    EXPECT_EQ(n, 62u);  // 23 normal + 19 abnormal + 20 extra
+}
+
+TEST(Rfc3986, SeedSpellingOfFictitiousBaseIsTheSameBase) {
+    // L-2: resolve with the seed's this_message:/ exactly as with thismessage:/, and show it
+    // as thismessage:/.
+    auto file = load_vectors("rfc3986.json");
+    for (auto& v : file["vectors"]) {
+        std::string base = octets(v["base"]);
+        if (!base.starts_with("thismessage:")) continue;
+        SCOPED_TRACE(v["id"].get<std::string>());
+        auto got = resolve("this_message:" + base.substr(12), octets(v["reference"]));
+        ASSERT_TRUE(got.has_value());
+        EXPECT_EQ(*got, octets(v["expected"]));
+    }
+    EXPECT_EQ(resolve("THIS_MESSAGE:/", "a.gif").value(), "thismessage:/a.gif");
+    EXPECT_EQ(resolve("http://h.example/", "this_message:/x.gif").value(), "thismessage:/x.gif");
+}
+
+TEST(Rfc3986, BaseMustBeAbsolute) {
+    EXPECT_FALSE(resolve("images/", "a.gif").has_value());
+    EXPECT_FALSE(resolve("", "a.gif").has_value());
+    EXPECT_FALSE(base_uri::make("/abs/path").has_value());
+    EXPECT_TRUE(base_uri::make("FILE:").has_value());  // L-9: nothing after scheme: is allowed
+}
+
+TEST(Rfc3986, BaseFragmentIsDropped) {
+    // RFC 3986 §5.1 and L-7: an empty reference gives the base without its fragment.
+    EXPECT_EQ(resolve("http://a/b/c/d;p?q#f", "").value(), "http://a/b/c/d;p?q");
+    EXPECT_EQ(resolve("http://a/b#f", "#s").value(), "http://a/b#s");
+}
+
+TEST(Rfc3986, MHT_8_2_1_NoPercentDecodingNoCaseFolding) {
+    EXPECT_EQ(resolve("thismessage:/", "a%2eb/c%20d").value(), "thismessage:/a%2eb/c%20d");
+    EXPECT_EQ(resolve("thismessage:/", "%2e%2e/x").value(), "thismessage:/%2e%2e/x");
+    EXPECT_EQ(resolve("HTTP://E.Example/A/", "B%7e").value(), "HTTP://E.Example/A/B%7e");
+}
+
+TEST(Rfc3986, MHT_8_2_3_AbsoluteReferencesLoseDotSegmentsToo) {
+    // L-6: the same §5.2.2 transform on both sides, so RFC 1808-style labels still match.
+    EXPECT_EQ(resolve("thismessage:/", "http://a.example/x/../g.gif").value(),
+              "http://a.example/g.gif");
+    EXPECT_EQ(resolve("thismessage:/", "http://a/../g").value(), "http://a/g");
+}
+
+TEST(Rfc3986, MHT_4_4_1_6_InvalidOctetsAreResolvedAsWritten) {
+    // A raw space, 8-bit octets and other octets no URI may contain stay as they are, so the
+    // reference can still equal an RFC 2047-decoded Content-Location octet for octet.
+    std::vector<diagnostic> diags;
+    EXPECT_EQ(resolve("http://x.example/d/", "a b.gif", &diags).value(), "http://x.example/d/a b.gif");
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].code, diag_code::uri_invalid_chars);
+    EXPECT_EQ(diags[0].offset, 1u);
+    EXPECT_EQ(resolve("thismessage:/", "caf\xE9/../x|y{z}.gif").value(), "thismessage:/x|y{z}.gif");
+    EXPECT_EQ(resolve("thismessage:/", "a\\b.gif").value(), "thismessage:/a\\b.gif");
+    // A colon after something that is not a scheme is part of a relative path, as browsers read it.
+    EXPECT_EQ(resolve("thismessage:/d/", "a b:c").value(), "thismessage:/d/a b:c");
+    EXPECT_EQ(resolve("thismessage:/d/", "1a:b").value(), "thismessage:/d/1a:b");
+}
+
+TEST(Rfc3986, CheckReferenceReportsSyntax) {
+    std::vector<diagnostic> diags;
+    EXPECT_TRUE(check_reference("http://a.example/x?y#z", &diags));
+    EXPECT_TRUE(check_reference("this_message:/a.gif", &diags));
+    EXPECT_TRUE(check_reference("", &diags));
+    EXPECT_TRUE(diags.empty());
+    EXPECT_FALSE(check_reference("a%zzb", &diags));
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].code, diag_code::uri_invalid_syntax);
+    diags.clear();
+    EXPECT_FALSE(check_reference("a#b#c", &diags, 100));
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].code, diag_code::uri_invalid_chars);
+    EXPECT_EQ(diags[0].offset, 103u);
+    diags.clear();
+    EXPECT_FALSE(check_reference("http://[::1/x", &diags));
+    EXPECT_EQ(diags.size(), 1u);
+}
+
+TEST(Rfc3986, SplitReference) {
+    auto p = split_reference("http://u@h:1/p/q?x=1#f");
+    EXPECT_EQ(p.scheme, "http");
+    EXPECT_EQ(p.authority, "u@h:1");
+    EXPECT_EQ(p.path, "/p/q");
+    EXPECT_EQ(p.query, "x=1");
+    EXPECT_EQ(p.fragment, "f");
+    auto q = split_reference("a?#");
+    EXPECT_FALSE(q.has_scheme);
+    EXPECT_FALSE(q.has_authority);
+    EXPECT_TRUE(q.has_query);
+    EXPECT_TRUE(q.has_fragment);
+    EXPECT_TRUE(q.query.empty());
+    EXPECT_TRUE(split_reference("this_message:/x").has_scheme);
+    EXPECT_FALSE(split_reference("th_is:/x").has_scheme);
+}
+
+TEST(Rfc3986, RemoveDotSegmentsIsLiteral) {
+    EXPECT_EQ(remove_dot_segments("/a/b/c/./../../g"), "/a/g");  // RFC 3986 §5.2.4 example
+    EXPECT_EQ(remove_dot_segments("mid/content=5/../6"), "mid/6");
+    EXPECT_EQ(remove_dot_segments("/%2E%2E/a"), "/%2E%2E/a");
+    EXPECT_EQ(remove_dot_segments("/a/.."), "/");
+    EXPECT_EQ(remove_dot_segments(".."), "");
+}
+
+TEST(Rfc3986, MHT_8_2_4_SameResourceIsOctetExact) {
+    EXPECT_TRUE(same_resource("thismessage:/a.gif#top", "thismessage:/a.gif"));
+    EXPECT_TRUE(same_resource("this_message:/a.gif", "ThisMessage:/a.gif"));
+    EXPECT_FALSE(same_resource("HTTP://www.x.example/a.gif", "http://www.x.example/a.gif"));
+    EXPECT_FALSE(same_resource("http://x.example/a%7e", "http://x.example/a~"));
+    EXPECT_FALSE(same_resource("thismessage:/a.gif", "http://a.gif"));
+    EXPECT_FALSE(same_resource("thismessage:/A.gif", "thismessage:/a.gif"));
+}
+
+TEST(Rfc3986, MHT_8_2_5_NormalisationForTheAmbiguousRetry) {
+    EXPECT_EQ(normalize("HTTP://www.X.example/a%7e/../b%2a?%7a#F"), "http://www.x.example/b%2A?z#F");
+    EXPECT_EQ(normalize("http://User@Host.Example:80/%2E%2E/g"), "http://User@host.example:80/g");
+    EXPECT_EQ(normalize("This_Message:/a/./b"), "thismessage:/a/b");
+    EXPECT_EQ(normalize("../a%41"), "../aA");
+}
+
+TEST(Rfc3986, BaseUriCopiesStayValid) {
+    auto b = base_uri::make("http://a/b/c/d;p?q#frag");
+    ASSERT_TRUE(b.has_value());
+    EXPECT_EQ(b->str(), "http://a/b/c/d;p?q");
+    base_uri copy = *b;
+    base_uri moved = std::move(*b);
+    EXPECT_EQ(copy.resolve("../g"), "http://a/b/g");
+    EXPECT_EQ(moved.resolve("?y"), "http://a/b/c/d;p?y");
+    std::string out = "stale";
+    moved.resolve_into(out, "g#s");
+    EXPECT_EQ(out, "http://a/b/c/g#s");
+    EXPECT_TRUE(base_uri::fictitious().is_fictitious());
+    EXPECT_FALSE(moved.is_fictitious());
+}
+
+}  // namespace
+}  // namespace mhtml::uri
