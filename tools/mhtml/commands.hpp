@@ -15,6 +15,7 @@ enum exit_code : int { exit_ok = 0, exit_input_errors = 1, exit_usage = 2 };
 using runner = std::function<int()>;
 
 runner add_ls_command(CLI::App& app);
+runner add_url_command(CLI::App& app);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

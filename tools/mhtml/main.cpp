@@ -32,9 +32,11 @@ int main(int argc, char** argv) {
         "  mhtml ls page.mhtml              list the parts of a saved page\n"
         "  mhtml ls --json --hash mail.eml  the same as JSON, with SHA-256 of each decoded leaf\n"
         "  cat page.mht | mhtml ls -        read standard input\n"
+        "  mhtml url resolve thismessage:/ img/a.gif   resolve a reference as MHTML does\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
+    runner url = add_url_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
     try {
         for (CLI::App* sub : app.get_subcommands()) {
             if (sub->get_name() == "ls") return ls();
+            if (sub->get_name() == "url") return url();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';
