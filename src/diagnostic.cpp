@@ -63,8 +63,11 @@ constexpr std::array code_names{
     "cid_url_with_brackets",
     "contenttype_uri_fragment",
     "mime_type_repeated",
+    "duplicate_content_location",
+    "duplicate_content_id",
+    "matched_after_normalisation",
 };
-static_assert(code_names.size() == std::size_t(diag_code::mime_type_repeated) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::matched_after_normalisation) + 1,
               "every diag_code needs a name");
 }  // namespace
 

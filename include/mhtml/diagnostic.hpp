@@ -86,6 +86,9 @@ enum class diag_code : std::uint16_t {
     cid_url_with_brackets,
     contenttype_uri_fragment,
     mime_type_repeated,
+    duplicate_content_location,
+    duplicate_content_id,
+    matched_after_normalisation,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

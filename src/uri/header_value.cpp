@@ -1,6 +1,7 @@
 #include "mhtml/uri/header_value.hpp"
 
 #include "mhtml/mime/charset.hpp"
+#include "mhtml/mime/header.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 
 #include <cstdio>
@@ -227,6 +228,11 @@ std::string fold_url_parameter(std::string_view parameter, std::size_t first_lin
         i = end == parameter.size() ? end : end + 1;
     }
     return out;
+}
+
+bool is_legacy_method_indicator(std::string_view uri) noexcept {
+    if (uri.ends_with(':')) uri.remove_suffix(1);
+    return mime::iequals(uri, "file") || mime::iequals(uri, "cid");
 }
 
 std::string_view form_name(header_uri_form f) noexcept {

@@ -37,9 +37,10 @@ constexpr std::array<bool, 256> make_never_allowed() {
 }
 constexpr auto never_allowed = make_never_allowed();
 
-// Appends `scheme:` writing the fictitious alias as `thismessage`.
+// Appends `scheme:` as written (RFC 3986 §5.2.2 copies it; the fictitious alias is
+// equated when comparing, not rewritten).
 void append_scheme(std::string& out, std::string_view scheme) {
-    out += is_fictitious_scheme(scheme) ? std::string_view("thismessage") : scheme;
+    out += scheme;
     out += ':';
 }
 

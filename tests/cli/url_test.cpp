@@ -64,7 +64,7 @@ TEST(CliUrl, ResolveReadsStandardInputLines) {
     auto r = run({"url", "resolve", "this_message:/d/", "-"}, &in);
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(lines(r.out),
-              (std::vector<std::string>{"thismessage:/d/a.gif", "thismessage:/b.gif", "thismessage:/d/#top"}));
+              (std::vector<std::string>{"this_message:/d/a.gif", "this_message:/b.gif", "this_message:/d/#top"}));
 }
 
 TEST(CliUrl, ResolveJsonReportsDiagnostics) {

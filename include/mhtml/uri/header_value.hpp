@@ -55,6 +55,10 @@ result<std::string> url_parameter(std::string_view url);
 /// field name and anything before the value take (`Content-Location: ` is 18).
 std::string fold_url_parameter(std::string_view parameter, std::size_t first_line_used);
 
+/// `FILE`, `FILE:`, `CID` or `CID:` (any case): the text/html draft's method indicators in
+/// Content-Base (THTML-10.1, E-32), which are never a base.
+bool is_legacy_method_indicator(std::string_view uri) noexcept;
+
 enum class header_uri_form { bare, quoted, encoded_words };
 std::string_view form_name(header_uri_form f) noexcept;  ///< "bare", "quoted", "encoded-words"
 

@@ -8,8 +8,9 @@
 /// as written and reported (`uri_invalid_chars`, `uri_invalid_syntax`).
 ///
 /// The fictitious base of MHTML (chapter 5 e) is `thismessage:/` (RFC 2557). The seed's
-/// spelling `this_message:` is not a valid scheme (`_`), but it is read as the same scheme
-/// wherever it occurs, and written as `thismessage:` (REQUIREMENTS L-2).
+/// spelling `this_message:` is not a valid scheme (`_`), but it is read as a scheme and
+/// compared as the same one (REQUIREMENTS L-2); resolution keeps whichever spelling it was
+/// given, as RFC 3986 copies schemes, and normalize() writes `thismessage`.
 
 #include "mhtml/diagnostic.hpp"
 
@@ -59,7 +60,7 @@ bool check_reference(std::string_view ref, std::vector<diagnostic>* diags = null
 /// absolute URI; its fragment is dropped).
 class base_uri {
 public:
-    /// nullopt when `text` has no scheme. `this_message:` is written `thismessage:`.
+    /// nullopt when `text` has no scheme.
     static std::optional<base_uri> make(std::string_view text);
     /// The fictitious base `thismessage:/`.
     static base_uri fictitious();

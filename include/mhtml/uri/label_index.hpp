@@ -1,0 +1,74 @@
+#pragma once
+/// The labels of the body parts of one related structure, indexed for resolving references
+/// (MHTML draft §8.2, §8.3; REQUIREMENTS MHT-8.2.4 to MHT-8.2.7, MHT-8.3.1, MHT-8.3.2).
+///
+/// A `cid:` reference matches only Content-IDs, compared as ids (percent-decoded URL
+/// against the id between the angle brackets). Any other reference is resolved against the
+/// referencing part's base and matched octet for octet, fragment set aside, against each
+/// part's resolved Content-Location; the schemes `thismessage` and `this_message` are the
+/// only equivalence. A Content-Location that is a `cid:` URL labels nothing. When two parts
+/// carry the same label the first wins (reported). Lookups are hash lookups, so resolving
+/// every reference of an archive is linear in the number of references.
+///
+/// Unless `strict` is set, a miss is retried: locations after RFC 3986 §6.2.2
+/// normalisation, ids case-insensitively and, for a `cid:` URL with `%`, undecoded (RFC
+/// 2392's printed example). A hit found this way is reported `matched_after_normalisation`
+/// with severity `ambiguous`.
+
+#include "mhtml/diagnostic.hpp"
+#include "mhtml/uri/reference.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace mhtml::uri {
+
+/// One body part's labels: field bodies as they stand in its heading (nullopt = no field).
+struct part_labels {
+    std::optional<std::string_view> content_id;
+    std::optional<std::string_view> content_location;
+    std::optional<std::string_view> content_base;
+    std::string_view path;  ///< the part's path, for diagnostics (may be empty)
+};
+
+struct match_options {
+    bool strict = false;  ///< no `ambiguous` retries (the CLI's --strict)
+};
+
+struct reference_match {
+    std::string resolved;             ///< after resolution, fragment kept; cid:/mid: as written
+    std::optional<std::size_t> part;  ///< index into the parts, or nullopt
+    bool same_document = false;       ///< empty or fragment-only: names the referencing part
+    bool lenient = false;             ///< found only by a retry
+};
+
+class label_index {
+public:
+    /// `parts` in document order. `parts_base` resolves the relative Content-Locations of
+    /// parts without an absolute Content-Base of their own (MHTML chapter 5 applied to the
+    /// enclosing headings; `thismessage:/` when none gives one).
+    label_index(std::span<const part_labels> parts, const base_uri& parts_base,
+                std::vector<diagnostic>* diags = nullptr);
+
+    /// The part `reference`, found in a part whose base is `base`, names.
+    [[nodiscard]] reference_match find(std::string_view reference, const base_uri& base,
+                                       const match_options& options = {},
+                                       std::vector<diagnostic>* diags = nullptr) const;
+
+    /// The resolved Content-Location of part `i` (nullptr when it has none or it is a cid: URL).
+    [[nodiscard]] const std::string* location(std::size_t i) const;
+
+private:
+    std::vector<std::optional<std::string>> locations_;
+    std::unordered_map<std::string, std::size_t> by_location_;         // fragment-free, alias canonical
+    std::unordered_map<std::string, std::size_t> by_normal_location_;  // RFC 3986 §6.2.2 form
+    std::unordered_map<std::string, std::size_t> by_id_;               // id_key()
+    std::unordered_map<std::string, std::size_t> by_folded_id_;        // id_key(), ASCII lower-cased
+};
+
+}  // namespace mhtml::uri

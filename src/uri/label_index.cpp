@@ -1,0 +1,137 @@
+#include "mhtml/uri/label_index.hpp"
+
+#include "mhtml/uri/cid.hpp"
+#include "mhtml/uri/header_value.hpp"
+
+namespace mhtml::uri {
+
+namespace {
+
+// The key a resolved location is indexed under: no fragment, and the fictitious scheme in
+// one spelling so that `this_message:` and `thismessage:` (any case) meet.
+std::string location_key(std::string_view resolved) {
+    std::string_view s = without_fragment(resolved);
+    reference_parts p = split_reference(s);
+    if (p.has_scheme && is_fictitious_scheme(p.scheme)) {
+        std::string key = "thismessage";
+        key += s.substr(p.scheme.size());
+        return key;
+    }
+    return std::string(s);
+}
+
+std::string ascii_folded(std::string_view s) {
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::string_view path,
+            std::string message) {
+    if (diags) diags->push_back({sev, code, std::string(path), 0, std::move(message)});
+}
+
+template <class Map>
+const std::size_t* lookup(const Map& map, const std::string& key) {
+    auto it = map.find(key);
+    return it == map.end() ? nullptr : &it->second;
+}
+
+}  // namespace
+
+label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
+                         std::vector<diagnostic>* diags) {
+    locations_.resize(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        const part_labels& p = parts[i];
+        if (p.content_id) {
+            std::string key = id_key(*p.content_id);
+            std::string_view trimmed = *p.content_id;
+            trimmed.remove_prefix(std::min(trimmed.find_first_not_of(" \t\r\n"), trimmed.size()));
+            if (!key.empty() && !trimmed.starts_with('<'))
+                report(diags, severity::note, diag_code::content_id_without_brackets, p.path,
+                       "Content-ID '" + key + "' has no angle brackets; used as the id");
+            if (!key.empty()) {
+                auto [it, fresh] = by_id_.emplace(key, i);
+                if (!fresh)
+                    report(diags, severity::warning, diag_code::duplicate_content_id, p.path,
+                           "Content-ID <" + key + "> is also on an earlier part; references reach the first");
+                by_folded_id_.emplace(ascii_folded(key), i);
+            }
+        }
+        if (!p.content_location) continue;
+        std::string label = extract_header_uri(*p.content_location);
+        if (is_cid_url(label)) continue;  // MHT-8.3.1: a CID: Content-Location labels nothing
+        std::optional<base_uri> own;
+        if (p.content_base) {
+            std::string cb = extract_header_uri(*p.content_base);
+            if (is_absolute(cb) && !is_legacy_method_indicator(cb)) own = base_uri::make(cb);
+        }
+        std::string resolved = (own ? *own : parts_base).resolve(label);
+        std::string key = location_key(resolved);
+        auto [it, fresh] = by_location_.emplace(key, i);
+        if (!fresh)
+            report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
+                   "Content-Location " + key + " is also on an earlier part; references reach the first");
+        by_normal_location_.emplace(normalize(key), i);
+        locations_[i] = std::move(resolved);
+    }
+}
+
+const std::string* label_index::location(std::size_t i) const {
+    return i < locations_.size() && locations_[i] ? &*locations_[i] : nullptr;
+}
+
+reference_match label_index::find(std::string_view reference, const base_uri& base,
+                                  const match_options& options, std::vector<diagnostic>* diags) const {
+    reference_match m;
+    auto lenient_hit = [&](std::size_t part, std::string why) {
+        m.part = part;
+        m.lenient = true;
+        report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {},
+               "'" + std::string(reference) + "' matches no label exactly; " + why);
+    };
+    if (is_cid_url(reference)) {
+        m.resolved = std::string(reference);  // cid: URLs are not resolved (MHT-8.3)
+        auto converted = cid_to_content_id(reference);
+        std::string key = converted ? id_key(converted.value) : std::string();
+        if (converted) {
+            if (auto hit = lookup(by_id_, key)) {
+                m.part = *hit;
+                return m;
+            }
+        }
+        if (options.strict) return m;
+        if (!key.empty()) {
+            if (auto hit = lookup(by_folded_id_, ascii_folded(key))) {
+                lenient_hit(*hit, "matched a Content-ID that differs only in letter case (CID-16)");
+                return m;
+            }
+        }
+        if (reference.find('%') != std::string_view::npos) {
+            if (auto hit = lookup(by_id_, std::string(reference.substr(4)))) {
+                lenient_hit(*hit, "matched the Content-ID written without %-decoding (RFC 2392's example, MHT-8.3.2)");
+            }
+        }
+        return m;
+    }
+    if (is_same_document(reference)) {
+        m.same_document = true;
+        m.resolved = base.resolve(reference, diags);
+        return m;
+    }
+    m.resolved = base.resolve(reference, diags);
+    if (is_mid_url(reference)) return m;  // other messages: the message store (a later layer)
+    std::string key = location_key(m.resolved);
+    if (auto hit = lookup(by_location_, key)) {
+        m.part = *hit;
+        return m;
+    }
+    if (options.strict) return m;
+    if (auto hit = lookup(by_normal_location_, normalize(key)))
+        lenient_hit(*hit, "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
+    return m;
+}
+
+}  // namespace mhtml::uri
