@@ -89,8 +89,11 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     auto lenient_hit = [&](std::size_t part, std::string why) {
         m.part = part;
         m.lenient = true;
-        report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {},
-               "'" + std::string(reference) + "' matches no label exactly; " + why);
+        std::string message = "'";
+        message += reference;
+        message += "' matches no label exactly; ";
+        message += why;
+        report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {}, std::move(message));
     };
     if (is_cid_url(reference)) {
         m.resolved = std::string(reference);  // cid: URLs are not resolved (MHT-8.3)

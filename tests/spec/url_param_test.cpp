@@ -55,7 +55,9 @@ TEST(UrlParam, URL_3_1_EncodeVectors) {
         ASSERT_TRUE(param.ok()) << param.message;
         EXPECT_EQ(escape_url(url), octets(v["escaped_url"]));     // URL-3.1.2 exact
         EXPECT_EQ(param.value, octets(v["canonical_param"]));     // the toolkit's writer
-        if (!v["any_valid_folding"].get<bool>()) EXPECT_EQ(param.value, octets(v["encoded_param"]));
+        if (!v["any_valid_folding"].get<bool>()) {
+            EXPECT_EQ(param.value, octets(v["encoded_param"]));
+        }
         // Normative for every vector: extraction gives the escaped URL, and no word is over 40.
         EXPECT_EQ(extract_url_parameter(octets(v["encoded_param"])), octets(v["escaped_url"]));
         EXPECT_EQ(extract_url_parameter(param.value), octets(v["escaped_url"]));
@@ -121,7 +123,9 @@ TEST(UrlParam, URL_3_1_6_RoundTripProperty) {
         ASSERT_TRUE(param.ok());
         EXPECT_EQ(extract_url_parameter(param.value), escape_url(u));
         EXPECT_EQ(extract_header_uri(fold_url_parameter(param.value, 18)), escape_url(u));
-        if (plain) EXPECT_EQ(extract_url_parameter(param.value), u);
+        if (plain) {
+            EXPECT_EQ(extract_url_parameter(param.value), u);
+        }
         for (auto& w : words_of(param.value)) ASSERT_LE(w.size(), 40u);
     }
 }

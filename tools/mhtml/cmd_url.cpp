@@ -405,7 +405,7 @@ runner add_url_command(CLI::App& app) {
     filename->add_flag("--check", o->check, "validate names instead of making them (exit 1 if any is invalid)");
     subs.emplace_back(filename, [o] { return run_filename(*o); });
 
-    return [url, subs] {
+    return [subs] {
         for (auto& [sub, run] : subs)
             if (sub->parsed()) return run();
         return int(exit_usage);

@@ -1,0 +1,574 @@
+#include "mhtml/uri/content_type_uri.hpp"
+
+#include <optional>
+#include <utility>
+
+#include "mhtml/mime/content_type.hpp"
+#include "mhtml/mime/header.hpp"
+
+namespace mhtml::uri {
+
+namespace {
+
+using mime::iequals;
+
+constexpr std::string_view contenttype_scheme = "ContentType";
+constexpr std::string_view uri_body_name = "URI-Body";
+constexpr std::string_view uri_fragment_name = "URI-Fragment";
+constexpr std::string_view mime_type_name = "MIME-Type";
+
+// RFC 2045 §5.1: token := 1*<any (US-ASCII) CHAR except SPACE, CTLs, or tspecials>
+constexpr bool is_tspecial(char c) noexcept {
+    switch (c) {
+        case '(':
+        case ')':
+        case '<':
+        case '>':
+        case '@':
+        case ',':
+        case ';':
+        case ':':
+        case '\\':
+        case '"':
+        case '/':
+        case '[':
+        case ']':
+        case '?':
+        case '=':
+            return true;
+        default:
+            return false;
+    }
+}
+constexpr bool is_token_char(char c) noexcept {
+    auto u = static_cast<unsigned char>(c);
+    return u > 0x20 && u < 0x7f && !is_tspecial(c);
+}
+bool is_token(std::string_view s) noexcept {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!is_token_char(c)) return false;
+    return true;
+}
+std::size_t token_end(std::string_view s, std::size_t i) noexcept {
+    while (i < s.size() && is_token_char(s[i])) ++i;
+    return i;
+}
+constexpr bool is_alpha(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+
+// §2.1 (CTURI-2.1.2.4): what the basic Content-Type -> URI mapping encodes, in type,
+// subtype, parameter names and values alike. §2.4 undoes one level of encoding and splits
+// at `?`, `&`, `#`, so these must not appear raw; `"` and `\` are the quoting.
+constexpr bool needs_escape_in_contenttype_uri(unsigned char u) noexcept {
+    return u <= 0x20 || u >= 0x7f || u == '%' || u == '&' || u == '#' || u == '"' || u == '\\';
+}
+// §4: "those not permitted in a token in [RFC 2045] with the addition of percent sign and
+// the deletion of double quote"; octets above 0x7F are not token characters either.
+constexpr bool is_troublesome(unsigned char u) noexcept {
+    return u <= 0x20 || u >= 0x7f || u == '%' || (u != '"' && is_tspecial(char(u)));
+}
+// E-28: the `uri.` subtype and parameter names are tokens, so `"` is encoded there too.
+constexpr bool needs_escape_in_token(unsigned char u) noexcept {
+    return is_troublesome(u) || u == '"';
+}
+// A `*` in a parameter name means RFC 2231 (`name*`, `name*0`) to a Content-Type parser;
+// encoding it keeps a query name such as `a*` one ordinary parameter.
+constexpr bool needs_escape_in_name(unsigned char u) noexcept {
+    return needs_escape_in_token(u) || u == '*';
+}
+
+template <class Pred>
+void percent_encode(std::string& out, std::string_view s, Pred must_encode) {
+    constexpr char hex[] = "0123456789ABCDEF";  // CTURI-2.2.4: upper-case hex digits
+    for (char c : s) {
+        auto u = static_cast<unsigned char>(c);
+        if (must_encode(u)) {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 0x0f];
+        } else {
+            out += c;
+        }
+    }
+}
+
+int hex_value(char c) noexcept {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// "One level of undoing URI encoding": `%` and two hex digits become that octet; a `%`
+// not followed by two hex digits stays as it is.
+std::string percent_decode(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        int hi = 0, lo = 0;
+        if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 &&
+            (lo = hex_value(s[i + 2])) >= 0) {
+            out += static_cast<char>(hi * 16 + lo);
+            i += 2;
+        } else {
+            out += s[i];
+        }
+    }
+    return out;
+}
+
+// RFC 2045 §5.1 quoted-string, with `\` before `"` and `\`.
+void append_quoted(std::string& out, std::string_view v) {
+    out += '"';
+    for (char c : v) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    out += '"';
+}
+
+// Drops one pair of enclosing double quotes (the draft's quoted query values, §2.1.2, §2.2).
+std::string_view strip_quotes(std::string_view v) noexcept {
+    if (v.size() >= 2 && v.front() == '"' && v.back() == '"') return v.substr(1, v.size() - 2);
+    return v;
+}
+
+// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ':'.
+// Returns the scheme's length, or 0 if `s` is not an absolute URI.
+std::size_t scheme_length(std::string_view s) noexcept {
+    if (s.empty() || !is_alpha(s[0])) return 0;
+    std::size_t i = 1;
+    while (i < s.size() &&
+           (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
+        ++i;
+    return i < s.size() && s[i] == ':' ? i : 0;
+}
+
+// "<before>\"<what>\"<after>" for messages (appending, not operator+: GCC 12 -Wrestrict).
+std::string quoted_msg(std::string_view before, std::string_view what, std::string_view after) {
+    std::string m;
+    m.reserve(before.size() + what.size() + after.size() + 2);
+    m += before;
+    m += '"';
+    m += what;
+    m += '"';
+    m += after;
+    return m;
+}
+
+void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::size_t offset,
+            std::string message) {
+    if (!diags) return;
+    diagnostic d;
+    d.sev = sev;
+    d.code = code;
+    d.offset = offset;
+    d.message = std::move(message);
+    diags->push_back(std::move(d));
+}
+
+// ---------------------------------------------------------------------------------------
+// Content-Type side
+
+// The Content-Type parser lower-cases the subtype and parameter names; closure must keep
+// the case of the URI inside `uri.` (CTURI-2.3.4) and of query names, so the spellings are
+// read again here, following the same steps as mime::parse_content_type.
+struct spelling {
+    std::string_view subtype;
+    std::vector<std::string_view> names;  // parameter base names (before any `*`), in order
+};
+
+spelling read_spelling(std::string_view s) {
+    spelling sp;
+    std::size_t i = mime::skip_cfws(s, 0);
+    std::size_t te = token_end(s, i);
+    std::size_t slash = mime::skip_cfws(s, te);
+    std::size_t st = slash < s.size() && s[slash] == '/' ? mime::skip_cfws(s, slash + 1) : s.size();
+    std::size_t se = token_end(s, st);
+    sp.subtype = s.substr(st, se - st);
+    i = se;
+    for (;;) {
+        i = mime::skip_cfws(s, i);
+        if (i >= s.size()) break;
+        if (s[i] == ';') {
+            ++i;
+            continue;
+        }
+        std::size_t name_end = token_end(s, i);
+        if (name_end == i) {
+            std::size_t semi = s.find(';', i);
+            if (semi == std::string_view::npos) break;
+            i = semi;
+            continue;
+        }
+        std::string_view name = s.substr(i, name_end - i);
+        sp.names.push_back(name.substr(0, name.find('*')));
+        i = mime::skip_cfws(s, name_end);
+        if (i >= s.size() || s[i] != '=') continue;
+        i = mime::skip_cfws(s, i + 1);
+        if (i < s.size() && s[i] == '"') {
+            for (++i; i < s.size() && s[i] != '"'; ++i)
+                if (s[i] == '\\') ++i;
+            if (i < s.size()) ++i;
+        } else {
+            while (i < s.size() && s[i] != ';' && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
+                   s[i] != '\n')
+                ++i;
+        }
+    }
+    return sp;
+}
+
+// The parameter name as first written (the parser's name is lower case).
+std::string_view written_name(const spelling& sp, std::string_view lower_name) noexcept {
+    for (std::string_view n : sp.names)
+        if (iequals(n, lower_name)) return n;
+    return lower_name;
+}
+
+void report_parser_issues(const mime::value_issues& is, std::vector<diagnostic>* diags) {
+    if (is.missing_separator)
+        report(diags, severity::warning, diag_code::missing_parameter_separator, 0,
+               "Content-Type parameters not separated by ';'; read as separate parameters");
+    if (is.needs_quoting)
+        report(diags, severity::note, diag_code::parameter_needs_quoting, 0,
+               "Content-Type parameter value with special characters is not quoted; read up to "
+               "the next ';' or space");
+    if (is.bad_parameter || is.unterminated_quote)
+        report(diags, severity::warning, diag_code::parameter_invalid, 0,
+               "malformed Content-Type parameter; skipped or read to the end of the field");
+    if (is.duplicate_parameter)
+        report(diags, severity::warning, diag_code::parameter_duplicate, 0,
+               "repeated Content-Type parameter; the first one is used");
+    if (is.bad_continuation)
+        report(diags, severity::warning, diag_code::rfc2231_bad_continuation, 0,
+               "RFC 2231 parameter continuations are missing or out of order; joined in index "
+               "order");
+    if (is.bad_charset)
+        report(diags, severity::warning, diag_code::rfc2231_bad_charset, 0,
+               "RFC 2231 parameter charset is unknown; octets kept as they are");
+}
+
+// Closure and controlled mapping append the parameters as a query, names as written,
+// names and values with one level of %-encoding undone (CTURI-2.3.2, E-25).
+void append_query(std::string& uri, char first_sep, const mime::content_type& ct,
+                  const spelling& sp, std::string_view skip_a, std::string_view skip_b) {
+    char sep = first_sep;
+    for (const mime::parameter& p : ct.params.items()) {
+        if (iequals(p.name, skip_a) || iequals(p.name, skip_b)) continue;
+        uri += sep;
+        sep = '&';
+        uri += percent_decode(written_name(sp, p.name));
+        uri += "=\"";
+        uri += percent_decode(p.value);
+        uri += '"';
+    }
+}
+
+void append_fragment(std::string& uri, const mime::content_type& ct) {
+    if (auto frag = ct.param(uri_fragment_name)) {
+        uri += '#';
+        uri += percent_decode(*frag);
+    }
+}
+
+// §2.1: ContentType:type/subtype?name="value"&...
+mapping basic_ct_to_uri(const mime::content_type& ct) {
+    mapping m;
+    std::string& u = m.text;
+    u = contenttype_scheme;
+    u += ':';
+    percent_encode(u, ct.type, needs_escape_in_contenttype_uri);  // lower case already
+    u += '/';
+    percent_encode(u, ct.subtype, needs_escape_in_contenttype_uri);
+    char sep = '?';  // CTURI-2.1.2.3: no parameters, no '?'
+    for (const mime::parameter& p : ct.params.items()) {
+        u += sep;
+        sep = '&';
+        percent_encode(u, p.name, needs_escape_in_contenttype_uri);  // lower case already
+        u += "=\"";  // CTURI-2.1.2.2: values always quoted
+        percent_encode(u, p.value, needs_escape_in_contenttype_uri);
+        u += '"';
+    }
+    m.rule = mapping_rule::basic;
+    return m;
+}
+
+// ---------------------------------------------------------------------------------------
+// URI side
+
+struct query_pair {
+    std::string_view name;
+    std::string_view value;
+    std::size_t offset;  // of the pair in the URI
+};
+
+// Splits a query into name=value pairs at '&' and each pair's first '='. Returns nullopt
+// if the query is not entirely such pairs with non-empty names (CTURI-2.2.5).
+std::optional<std::vector<query_pair>> split_pairs(std::string_view q, std::size_t offset) {
+    std::vector<query_pair> pairs;
+    std::size_t b = 0;
+    for (;;) {
+        std::size_t e = q.find('&', b);
+        if (e == std::string_view::npos) e = q.size();
+        std::string_view piece = q.substr(b, e - b);
+        std::size_t eq = piece.find('=');
+        if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+        pairs.push_back({piece.substr(0, eq), piece.substr(eq + 1), offset + b});
+        if (e == q.size()) break;
+        b = e + 1;
+    }
+    return pairs;
+}
+
+// One parameter of a §2.2 / §3 mapping: `; name="value"` with troublesome characters encoded.
+void append_mapped_param(std::string& ct, std::string_view name, std::string_view value) {
+    ct += "; ";
+    percent_encode(ct, name, needs_escape_in_name);
+    std::string v;
+    percent_encode(v, value, is_troublesome);
+    ct += '=';
+    append_quoted(ct, v);
+}
+
+// A URI split per RFC 3986 appendix B, except that '?' always starts the query (E-30).
+struct uri_parts {
+    std::string_view body;  // before '?' and '#'
+    std::optional<std::string_view> query;
+    std::optional<std::string_view> fragment;
+    std::size_t query_offset = 0;
+    std::size_t fragment_offset = 0;
+};
+
+uri_parts split_uri(std::string_view u) noexcept {
+    uri_parts p;
+    std::size_t hash = u.find('#');
+    if (hash != std::string_view::npos) {
+        p.fragment = u.substr(hash + 1);
+        p.fragment_offset = hash;
+        u = u.substr(0, hash);
+    }
+    std::size_t q = u.find('?');
+    if (q != std::string_view::npos) {
+        p.query = u.substr(q + 1);
+        p.query_offset = q + 1;
+        u = u.substr(0, q);
+    }
+    p.body = u;
+    return p;
+}
+
+// §2.4: ContentType:type/subtype?name="value"&... -> type/subtype; name="value"; ...
+result<mapping> closure_uri_to_ct(std::string_view uri, std::size_t scheme_len,
+                                  std::vector<diagnostic>* diags) {
+    std::string_view ssp = uri.substr(scheme_len + 1);
+    // CTURI-2.1.1.5: "The meaning of URIs starting with ContentType:// is reserved".
+    if (ssp.starts_with("//"))
+        return result<mapping>::failure(
+            "reserved_form",
+            "URIs beginning \"ContentType://\" are reserved for future definition "
+            "(draft-eastlake-cturi-02 §2.1.1)");
+    uri_parts parts = split_uri(uri);
+    std::string_view type_part = parts.body.substr(scheme_len + 1);
+    std::string media = percent_decode(type_part);
+    std::size_t slash = media.find('/');
+    if (slash == std::string::npos || !is_token(std::string_view(media).substr(0, slash)) ||
+        !is_token(std::string_view(media).substr(slash + 1)))
+        return result<mapping>::failure(
+            "invalid_content_type",
+            quoted_msg("", type_part, " after ContentType: is not type/subtype"));
+    mapping m;
+    m.rule = mapping_rule::closure;
+    m.text = std::move(media);  // case kept (vectors' output form)
+    if (parts.query) {
+        std::string_view q = *parts.query;
+        std::size_t b = 0;
+        while (b <= q.size()) {
+            std::size_t e = q.find('&', b);
+            if (e == std::string_view::npos) e = q.size();
+            std::string_view piece = q.substr(b, e - b);
+            if (!piece.empty()) {  // "a=1&&b=2": the empty pair gives nothing
+                std::size_t eq = piece.find('=');
+                std::string name =
+                    percent_decode(eq == std::string_view::npos ? piece : piece.substr(0, eq));
+                if (eq == std::string_view::npos || !is_token(name))
+                    return result<mapping>::failure(
+                        "invalid_content_type",
+                        quoted_msg("query pair ", piece,
+                                   " of a ContentType: URI is not name=value with a token name"));
+                // E-27: the quotes may be written `"` or `%22`; both are gone after decoding.
+                std::string value = percent_decode(piece.substr(eq + 1));
+                m.text += "; ";
+                m.text += name;
+                m.text += '=';
+                append_quoted(m.text, strip_quotes(value));
+            }
+            b = e + 1;
+        }
+    }
+    if (parts.fragment) {
+        // CTURI-2.4.3: basic mapping never yields a fragment here; keep it as a parameter.
+        m.text += "; ";
+        m.text += uri_fragment_name;
+        m.text += '=';
+        append_quoted(m.text, percent_decode(*parts.fragment));
+        report(diags, severity::note, diag_code::contenttype_uri_fragment, parts.fragment_offset,
+               "a ContentType: URI has a #fragment, which basic mapping never produces; mapped "
+               "to a URI-Fragment parameter");
+    }
+    return result<mapping>::success(std::move(m));
+}
+
+}  // namespace
+
+std::string_view rule_name(mapping_rule r) noexcept {
+    switch (r) {
+        case mapping_rule::basic:
+            return "basic";
+        case mapping_rule::closure:
+            return "closure";
+        case mapping_rule::controlled:
+            return "controlled";
+    }
+    return "basic";
+}
+
+result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& opts,
+                          std::vector<diagnostic>* diags) {
+    // CTURI-1.2.4: folding is presentation; the parser drops comments and white space.
+    std::string s = mime::unfold(content_type);
+    mime::value_issues issues;
+    mime::content_type ct = mime::parse_content_type(s, issues);
+    if (issues.invalid)
+        return result<mapping>::failure(
+            "invalid_content_type", quoted_msg("", s, " is not a Content-Type (no type/subtype)"));
+    report_parser_issues(issues, diags);
+    spelling sp = read_spelling(s);
+
+    // §2.3 (CTURI-2.3.1): the `uri.` tree, checked first; the top-level type is ignored.
+    if (ct.subtype.starts_with("uri.")) {
+        mapping m;
+        m.rule = mapping_rule::closure;
+        m.text = percent_decode(sp.subtype.substr(4));
+        if (scheme_length(m.text) == 0)
+            return result<mapping>::failure("not_absolute",
+                                            quoted_msg("subtype ", sp.subtype,
+                                                       " does not hold an absolute URI "
+                                                       "(draft-eastlake-cturi-02 §1.2, §5)"));
+        append_query(m.text, '?', ct, sp, uri_fragment_name, {});
+        append_fragment(m.text, ct);
+        return result<mapping>::success(std::move(m));
+    }
+
+    // §3 (CTURI-3.3): a URI-Body parameter controls the non-query part of the URI.
+    if (opts.controlled) {
+        if (auto body = ct.param(uri_body_name)) {
+            if (scheme_length(*body) != 0 && body->find('#') == std::string_view::npos) {
+                mapping m;
+                m.rule = mapping_rule::controlled;
+                m.text = *body;
+                // CTURI-3.5: a body with its own query is continued with '&'; MIME-Type first.
+                m.text += body->find('?') == std::string_view::npos ? '?' : '&';
+                m.text += mime_type_name;
+                m.text += "=\"";
+                percent_encode(m.text, ct.type, needs_escape_in_contenttype_uri);
+                m.text += '/';
+                percent_encode(m.text, ct.subtype, needs_escape_in_contenttype_uri);
+                m.text += '"';
+                append_query(m.text, '&', ct, sp, uri_body_name, uri_fragment_name);
+                append_fragment(m.text, ct);
+                return result<mapping>::success(std::move(m));
+            }
+            report(diags, severity::warning, diag_code::parameter_invalid, 0,
+                   quoted_msg("URI-Body ", *body,
+                              " is not an absolute URI without a fragment; ignored for "
+                              "controlled mapping, basic mapping used "
+                              "(draft-eastlake-cturi-02 §3)"));
+        }
+    }
+
+    // §2.1.
+    return result<mapping>::success(basic_ct_to_uri(ct));
+}
+
+result<mapping> uri_to_ct(std::string_view uri, const mapping_options& opts,
+                          std::vector<diagnostic>* diags) {
+    // CTURI-1.2.1: only absolute URIs are mappable.
+    std::size_t scheme_len = scheme_length(uri);
+    if (scheme_len == 0)
+        return result<mapping>::failure("not_absolute",
+                                        quoted_msg("", uri,
+                                                   " is not an absolute URI; resolve it first "
+                                                   "(draft-eastlake-cturi-02 §1.2)"));
+
+    // §2.4 (CTURI-2.4.1): scheme names are case-insensitive.
+    if (iequals(uri.substr(0, scheme_len), contenttype_scheme))
+        return closure_uri_to_ct(uri, scheme_len, diags);
+
+    uri_parts parts = split_uri(uri);
+    std::optional<std::vector<query_pair>> pairs;
+    if (parts.query) pairs = split_pairs(*parts.query, parts.query_offset);
+
+    mapping m;
+    std::string& ct = m.text;
+    const query_pair* mime_type = nullptr;
+
+    // §3 (CTURI-3.2): a MIME-Type query parameter sets the media type; the first one wins.
+    if (opts.controlled && pairs) {
+        for (const query_pair& p : *pairs) {
+            if (!iequals(p.name, mime_type_name)) continue;
+            std::string media = percent_decode(strip_quotes(p.value));
+            std::size_t slash = media.find('/');
+            if (slash != std::string::npos && is_token(std::string_view(media).substr(0, slash)) &&
+                is_token(std::string_view(media).substr(slash + 1))) {
+                mime_type = &p;
+                ct = std::move(media);  // case kept (vectors' output form)
+            } else {
+                report(diags, severity::warning, diag_code::parameter_invalid, p.offset,
+                       quoted_msg("MIME-Type ", p.value,
+                                  " is not type/subtype; ignored for controlled mapping, "
+                                  "basic mapping used (draft-eastlake-cturi-02 §3)"));
+            }
+            break;
+        }
+        if (mime_type) {
+            for (const query_pair& p : *pairs)
+                if (&p != mime_type && iequals(p.name, mime_type_name))
+                    report(diags, severity::warning, diag_code::mime_type_repeated, p.offset,
+                           "MIME-Type appears more than once in the query; the first one is "
+                           "used, this one becomes an ordinary parameter (CTURI-3.5)");
+        }
+    }
+
+    if (mime_type) {
+        m.rule = mapping_rule::controlled;
+        ct += "; ";
+        ct += uri_body_name;
+        ct += '=';
+        append_quoted(ct, parts.body);  // "preserved", not encoded
+        for (const query_pair& p : *pairs)
+            if (&p != mime_type) append_mapped_param(ct, p.name, strip_quotes(p.value));
+    } else {
+        // §2.2 (CTURI-2.2.1): application/uri. + the URI without query and fragment.
+        m.rule = mapping_rule::basic;
+        ct = "application/uri.";
+        percent_encode(ct, parts.body, needs_escape_in_token);
+        if (parts.query && !pairs) {
+            // CTURI-2.2.5: not name=value pairs; the query stays in the subtype.
+            percent_encode(ct, "?", needs_escape_in_token);
+            percent_encode(ct, *parts.query, needs_escape_in_token);
+        }
+        if (pairs)
+            for (const query_pair& p : *pairs)
+                append_mapped_param(ct, p.name, strip_quotes(p.value));  // CTURI-2.2.3
+    }
+    if (parts.fragment) append_mapped_param(ct, uri_fragment_name, *parts.fragment);
+    return result<mapping>::success(std::move(m));
+}
+
+}  // namespace mhtml::uri
