@@ -28,12 +28,16 @@ std::string quote(const std::string& s) {
 
 run_result run(const std::vector<std::string>& args, const std::string* stdin_text = nullptr) {
     std::string cmd = MHTML_CLI_PATH;
-    for (auto& a : args) cmd += " " + quote(a);
+    for (auto& a : args) {
+        cmd += ' ';
+        cmd += quote(a);
+    }
     std::filesystem::path input;
     if (stdin_text) {
         input = std::filesystem::temp_directory_path() / ("mhtml_url_test_" + std::to_string(::getpid()));
         std::ofstream(input, std::ios::binary) << *stdin_text;
-        cmd += " < " + quote(input.string());
+        cmd += " < ";
+        cmd += quote(input.string());
     }
     cmd += " 2>/dev/null";
     FILE* p = popen(cmd.c_str(), "r");
@@ -120,8 +124,9 @@ TEST(CliUrl, ContentTypeMappingBothDirections) {
 TEST(CliUrl, FoldUnfoldAndHeaderForms) {
     auto f = run({"url", "fold", "http://h.example/a b", std::string(100, 'a')});
     EXPECT_EQ(lines(f.out).at(0), "\"http://h.example/a%20b\"");
-    EXPECT_EQ(lines(f.out).at(1), "\"" + std::string(40, 'a') + " " + std::string(40, 'a') + " " +
-                                      std::string(20, 'a') + "\"");
+    std::string words = "\"";
+    words += std::string(40, 'a') + ' ' + std::string(40, 'a') + ' ' + std::string(20, 'a') + '"';
+    EXPECT_EQ(lines(f.out).at(1), words);
     auto u = run({"url", "unfold", "\"http://h.example/a/ \t b\""});
     EXPECT_EQ(lines(u.out).at(0), "http://h.example/a/b");
     auto e = run({"url", "encode-header", "http://x.example/a b.gif"});
@@ -133,7 +138,9 @@ TEST(CliUrl, FoldUnfoldAndHeaderForms) {
 }
 
 TEST(CliUrl, EncodeDecodeRoundTripThroughAPipe) {
-    std::string in = "http://x.example/caf\xE9 1.gif\nhttp://x.example/" + std::string(120, 'z') + " y\n";
+    std::string in = "http://x.example/caf\xE9 1.gif\nhttp://x.example/";
+    in += std::string(120, 'z');
+    in += " y\n";
     auto e = run({"url", "encode-header", "--charset", "windows-1252", "-"}, &in);
     ASSERT_EQ(e.status, 0);
     auto d = run({"url", "decode-header", "-"}, &e.out);
