@@ -55,9 +55,12 @@ void check_resolution(std::string_view base_text, std::string_view ref) {
     std::string target = base->resolve(ref, &diags);
     reference_parts t = split_reference(target);
     MHTML_CHECK(t.has_scheme);
-    // Only a reference that has a scheme or an authority brings its own path unmerged, and
-    // even then the dot segments are gone (RFC 3986 §5.2.2).
-    if (!t.path.empty() && (t.path[0] == '/' || t.has_authority)) MHTML_CHECK(!has_dot_segment(t.path));
+    // A reference with a path (merged or not) or an authority loses its dot segments (RFC
+    // 3986 §5.2.2); an empty one takes the base's path as it is.
+    reference_parts r = split_reference(ref);
+    if ((r.has_scheme || r.has_authority || !r.path.empty()) && !t.path.empty() &&
+        (t.path[0] == '/' || t.has_authority))
+        MHTML_CHECK(!has_dot_segment(t.path));
     std::string n = normalize(target);
     MHTML_CHECK(normalize(n) == n);
     MHTML_CHECK(same_resource(target, target));

@@ -120,14 +120,17 @@ bool is_unreserved(char c) noexcept {
     return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
 }
 
-// §6.2.2.1 and §6.2.2.2: `%xx` upper-cased, escapes of unreserved octets decoded.
+// §6.2.2.1 and §6.2.2.2: `%xx` upper-cased, escapes of unreserved octets decoded. A `%`
+// that starts no escape becomes `%25`, so that a decoded octet never completes a new
+// escape with it (normalising twice gives the same result).
 std::string normalize_escapes(std::string_view s) {
     std::string out;
     out.reserve(s.size());
     for (std::size_t i = 0; i < s.size(); ++i) {
         int hi = 0, lo = 0;
-        if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 &&
-            (lo = hex_value(s[i + 2])) >= 0) {
+        if (s[i] != '%') {
+            out += s[i];
+        } else if (i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 && (lo = hex_value(s[i + 2])) >= 0) {
             char c = static_cast<char>(hi * 16 + lo);
             if (is_unreserved(c)) {
                 out += c;
@@ -138,7 +141,7 @@ std::string normalize_escapes(std::string_view s) {
             }
             i += 2;
         } else {
-            out += s[i];
+            out += "%25";
         }
     }
     return out;

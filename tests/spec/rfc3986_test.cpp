@@ -144,6 +144,9 @@ TEST(Rfc3986, MHT_8_2_5_NormalisationForTheAmbiguousRetry) {
     EXPECT_EQ(normalize("http://User@Host.Example:80/%2E%2E/g"), "http://User@host.example:80/g");
     EXPECT_EQ(normalize("This_Message:/a/./b"), "thismessage:/a/b");
     EXPECT_EQ(normalize("../a%41"), "../aA");
+    // A '%' that starts no escape is written %25, so normalising is idempotent.
+    EXPECT_EQ(normalize("http://a/%4%44"), "http://a/%254D");
+    EXPECT_EQ(normalize(normalize("http://a/%4%44")), normalize("http://a/%4%44"));
 }
 
 TEST(Rfc3986, BaseUriCopiesStayValid) {
