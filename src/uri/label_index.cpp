@@ -8,16 +8,18 @@ namespace mhtml::uri {
 namespace {
 
 // The key a resolved location is indexed under: no fragment, and the fictitious scheme in
-// one spelling so that `this_message:` and `thismessage:` (any case) meet.
-std::string location_key(std::string_view resolved) {
+// one spelling so that `this_message:` and `thismessage:` (any case) meet. A view into
+// `resolved`, or into `scratch` when the scheme had to be respelled.
+std::string_view location_key(std::string_view resolved, std::string& scratch) {
     std::string_view s = without_fragment(resolved);
-    reference_parts p = split_reference(s);
-    if (p.has_scheme && is_fictitious_scheme(p.scheme)) {
-        std::string key = "thismessage";
-        key += s.substr(p.scheme.size());
-        return key;
+    std::size_t colon = s.find(':');
+    if (colon != std::string_view::npos && is_fictitious_scheme(s.substr(0, colon)) &&
+        s.substr(0, colon) != "thismessage") {
+        scratch = "thismessage";
+        scratch += s.substr(colon);
+        return scratch;
     }
-    return std::string(s);
+    return s;
 }
 
 std::string ascii_folded(std::string_view s) {
@@ -33,12 +35,55 @@ void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::s
 }
 
 template <class Map>
-const std::size_t* lookup(const Map& map, const std::string& key) {
-    auto it = map.find(key);
-    return it == map.end() ? nullptr : &it->second;
+const std::size_t* lookup(const Map& map, std::string_view key) {
+    return map.find(key);
+}
+
+std::uint32_t hash_of(std::string_view s) noexcept {
+    // FNV-1a, 64-bit, folded: short keys, and the probe compares whole keys anyway.
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 
 }  // namespace
+
+bool label_index::string_map::insert(std::string key, std::size_t value) {
+    if (find(key)) return false;
+    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
+    entries_.emplace_back(std::move(key), value);
+    const std::uint32_t h = hash_of(entries_.back().first);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        if (slots_[i].entry == 0) {
+            slots_[i] = {h, static_cast<std::uint32_t>(entries_.size())};
+            return true;
+        }
+    }
+}
+
+const std::size_t* label_index::string_map::find(std::string_view key) const noexcept {
+    if (slots_.empty()) return nullptr;
+    const std::uint32_t h = hash_of(key);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        const slot& s = slots_[i];
+        if (s.entry == 0) return nullptr;
+        if (s.hash == h && entries_[s.entry - 1].first == key) return &entries_[s.entry - 1].second;
+    }
+}
+
+void label_index::string_map::grow() {
+    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+    const std::size_t mask = bigger.size() - 1;
+    for (const slot& s : slots_) {
+        if (s.entry == 0) continue;
+        std::size_t i = s.hash & mask;
+        while (bigger[i].entry != 0) i = (i + 1) & mask;
+        bigger[i] = s;
+    }
+    slots_ = std::move(bigger);
+}
 
 label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
                          std::vector<diagnostic>* diags) {
@@ -53,11 +98,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                 report(diags, severity::note, diag_code::content_id_without_brackets, p.path,
                        "Content-ID '" + key + "' has no angle brackets; used as the id");
             if (!key.empty()) {
-                auto [it, fresh] = by_id_.emplace(key, i);
-                if (!fresh)
+                if (!by_id_.insert(key, i))
                     report(diags, severity::warning, diag_code::duplicate_content_id, p.path,
                            "Content-ID <" + key + "> is also on an earlier part; references reach the first");
-                by_folded_id_.emplace(ascii_folded(key), i);
+                by_folded_id_.insert(ascii_folded(key), i);
             }
         }
         if (!p.content_location) continue;
@@ -69,12 +113,12 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             if (is_absolute(cb) && !is_legacy_method_indicator(cb)) own = base_uri::make(cb);
         }
         std::string resolved = (own ? *own : parts_base).resolve(label);
-        std::string key = location_key(resolved);
-        auto [it, fresh] = by_location_.emplace(key, i);
-        if (!fresh)
+        std::string scratch;
+        std::string key(location_key(resolved, scratch));
+        if (!by_location_.insert(key, i))
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
                    "Content-Location " + key + " is also on an earlier part; references reach the first");
-        by_normal_location_.emplace(normalize(key), i);
+        by_normal_location_.insert(normalize(key), i);
         locations_[i] = std::move(resolved);
     }
 }
@@ -113,7 +157,7 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
             }
         }
         if (reference.find('%') != std::string_view::npos) {
-            if (auto hit = lookup(by_id_, std::string(reference.substr(4)))) {
+            if (auto hit = lookup(by_id_, reference.substr(4))) {
                 lenient_hit(*hit, "matched the Content-ID written without %-decoding (RFC 2392's example, MHT-8.3.2)");
             }
         }
@@ -126,7 +170,8 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     }
     m.resolved = base.resolve(reference, diags);
     if (is_mid_url(reference)) return m;  // other messages: the message store (a later layer)
-    std::string key = location_key(m.resolved);
+    std::string scratch;
+    std::string_view key = location_key(m.resolved, scratch);
     if (auto hit = lookup(by_location_, key)) {
         m.part = *hit;
         return m;

@@ -23,7 +23,8 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace mhtml::uri {
@@ -64,11 +65,29 @@ public:
     [[nodiscard]] const std::string* location(std::size_t i) const;
 
 private:
+    /// Open addressing over owned keys: one probe sequence of 8-byte slots, no node per
+    /// entry, lookups by string_view without allocating. The first key inserted wins.
+    class string_map {
+    public:
+        /// Inserts `key` -> `value` unless `key` is present; returns false if it was.
+        bool insert(std::string key, std::size_t value);
+        [[nodiscard]] const std::size_t* find(std::string_view key) const noexcept;
+
+    private:
+        struct slot {
+            std::uint32_t hash = 0;
+            std::uint32_t entry = 0;  // index + 1 into entries_; 0 = empty
+        };
+        void grow();
+        std::vector<slot> slots_;
+        std::vector<std::pair<std::string, std::size_t>> entries_;
+    };
+
     std::vector<std::optional<std::string>> locations_;
-    std::unordered_map<std::string, std::size_t> by_location_;         // fragment-free, alias canonical
-    std::unordered_map<std::string, std::size_t> by_normal_location_;  // RFC 3986 §6.2.2 form
-    std::unordered_map<std::string, std::size_t> by_id_;               // id_key()
-    std::unordered_map<std::string, std::size_t> by_folded_id_;        // id_key(), ASCII lower-cased
+    string_map by_location_;         // fragment-free; the fictitious scheme spelled `thismessage`
+    string_map by_normal_location_;  // RFC 3986 §6.2.2 form
+    string_map by_id_;               // id_key()
+    string_map by_folded_id_;        // id_key(), ASCII lower-cased
 };
 
 }  // namespace mhtml::uri
