@@ -33,10 +33,12 @@ int main(int argc, char** argv) {
         "  mhtml ls --json --hash mail.eml  the same as JSON, with SHA-256 of each decoded leaf\n"
         "  cat page.mht | mhtml ls -        read standard input\n"
         "  mhtml url resolve thismessage:/ img/a.gif   resolve a reference as MHTML does\n"
+        "  mhtml refs --base https://e.example/ page.html   every link of a page, resolved\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
     runner url = add_url_command(app);
+    runner refs = add_refs_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
         for (CLI::App* sub : app.get_subcommands()) {
             if (sub->get_name() == "ls") return ls();
             if (sub->get_name() == "url") return url();
+            if (sub->get_name() == "refs") return refs();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';
