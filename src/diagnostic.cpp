@@ -66,8 +66,9 @@ constexpr std::array code_names{
     "duplicate_content_location",
     "duplicate_content_id",
     "matched_after_normalisation",
+    "cid_matched_content_location",
 };
-static_assert(code_names.size() == std::size_t(diag_code::matched_after_normalisation) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::cid_matched_content_location) + 1,
               "every diag_code needs a name");
 }  // namespace
 

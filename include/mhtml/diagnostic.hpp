@@ -89,6 +89,7 @@ enum class diag_code : std::uint16_t {
     duplicate_content_location,
     duplicate_content_id,
     matched_after_normalisation,
+    cid_matched_content_location,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

@@ -106,7 +106,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         }
         if (!p.content_location) continue;
         std::string label = extract_header_uri(*p.content_location);
-        if (is_cid_url(label)) continue;  // MHT-8.3.1: a CID: Content-Location labels nothing
+        if (is_cid_url(label)) {  // MHT-8.3.1: a CID: Content-Location labels nothing...
+            by_cid_location_.insert(label, i);  // ...except for the Chromium compatibility match
+            continue;
+        }
         std::optional<base_uri> own;
         if (p.content_base) {
             std::string cb = extract_header_uri(*p.content_base);
@@ -150,6 +153,18 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
             }
         }
         if (options.strict) return m;
+        if (options.cid_content_location) {
+            if (auto hit = lookup(by_cid_location_, reference)) {
+                m.part = *hit;
+                m.lenient = true;
+                std::string message = "'";
+                message += reference;
+                message += "' matches no Content-ID; matched the part whose Content-Location is that cid: URL, "
+                           "as Chromium writes and reads its archives (RFC 2557 8.3 says it names nothing)";
+                report(diags, severity::ambiguous, diag_code::cid_matched_content_location, {}, std::move(message));
+                return m;
+            }
+        }
         if (!key.empty()) {
             if (auto hit = lookup(by_folded_id_, ascii_folded(key))) {
                 lenient_hit(*hit, "matched a Content-ID that differs only in letter case (CID-16)");

@@ -76,9 +76,10 @@ TEST(ResolveMatch, MHT_8_2_And_8_3_AllVectors) {
         auto expected = codes(v);
         EXPECT_EQ(file_codes_in(diags, file), std::set<std::string>(expected.begin(), expected.end()));
 
-        // Default: the lenient retry finds lenient_part_index, reported as ambiguous.
+        // Default: the lenient retry finds lenient_part_index, reported as ambiguous. (The
+        // Chromium compatibility match is a separate option, tested on its own below.)
         std::vector<diagnostic> lenient_diags;
-        auto lenient = index.find(reference, *base, {}, &lenient_diags);
+        auto lenient = index.find(reference, *base, {.cid_content_location = false}, &lenient_diags);
         if (v.contains("lenient_part_index")) {
             ASSERT_TRUE(lenient.part.has_value());
             EXPECT_EQ(*lenient.part, v["lenient_part_index"].get<std::size_t>());
@@ -125,6 +126,30 @@ TEST(ResolveMatch, MHT_8_3_1_CidContentLocationLabelsNothing) {
     ASSERT_TRUE(m.part.has_value());
     EXPECT_EQ(*m.part, 1u);
     EXPECT_EQ(index.location(0), nullptr);
+}
+
+TEST(ResolveMatch, ChromiumCidContentLocationCompatibility) {
+    // Blink: <link href="cid:css-1@mhtml.blink"> and a part with only
+    // Content-Location: cid:css-1@mhtml.blink. Strict RFC 2557: nothing; default: that part,
+    // reported ambiguous; a Content-ID still wins.
+    std::string loc = "cid:css-1@mhtml.blink", other_loc = "cid:css-2@mhtml.blink", id = "<css-2@mhtml.blink>";
+    std::vector<part_labels> parts(3);
+    parts[0].content_location = loc;
+    parts[1].content_location = other_loc;
+    parts[2].content_id = id;
+    label_index index(parts, base_uri::fictitious());
+    auto base = base_uri::fictitious();
+    EXPECT_FALSE(index.find(loc, base, {.strict = true}).part.has_value());
+    std::vector<diagnostic> diags;
+    auto m = index.find(loc, base, {}, &diags);
+    ASSERT_TRUE(m.part.has_value());
+    EXPECT_EQ(*m.part, 0u);
+    EXPECT_TRUE(m.lenient);
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].code, diag_code::cid_matched_content_location);
+    EXPECT_EQ(diags[0].sev, severity::ambiguous);
+    EXPECT_EQ(*index.find(other_loc, base).part, 2u);
+    EXPECT_FALSE(index.find("CID:css-1@mhtml.blink", base).part.has_value());
 }
 
 TEST(ResolveMatch, THTML_10_1_MethodIndicatorIsNotABase) {

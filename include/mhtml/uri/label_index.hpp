@@ -13,7 +13,8 @@
 /// Unless `strict` is set, a miss is retried: locations after RFC 3986 §6.2.2
 /// normalisation, ids case-insensitively and, for a `cid:` URL with `%`, undecoded (RFC
 /// 2392's printed example). A hit found this way is reported `matched_after_normalisation`
-/// with severity `ambiguous`.
+/// with severity `ambiguous`. A separate, documented compatibility match covers the cid:
+/// Content-Locations Chromium writes (match_options::cid_content_location).
 
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/uri/reference.hpp"
@@ -38,7 +39,15 @@ struct part_labels {
 };
 
 struct match_options {
-    bool strict = false;  ///< no `ambiguous` retries (the CLI's --strict)
+    bool strict = false;  ///< no retries and no compatibility matches (the CLI's --strict)
+    /// Chromium compatibility: Blink saves style sheets as parts labelled
+    /// `Content-Location: cid:css-...@mhtml.blink` with no Content-ID, links them as
+    /// `href="cid:css-..."`, and resolves them by Content-Location when it opens the archive.
+    /// RFC 2557 (MHT-8.3.1) says such a label names nothing; with this option (and not
+    /// `strict`) a cid: reference that matches no Content-ID matches a part whose
+    /// Content-Location is that same cid: URL, octet for octet, reported
+    /// `cid_matched_content_location` (ambiguous).
+    bool cid_content_location = true;
 };
 
 struct reference_match {
@@ -88,6 +97,7 @@ private:
     string_map by_normal_location_;  // RFC 3986 §6.2.2 form
     string_map by_id_;               // id_key()
     string_map by_folded_id_;        // id_key(), ASCII lower-cased
+    string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
 };
 
 }  // namespace mhtml::uri
