@@ -283,7 +283,7 @@ private:
         uri_attributes_of(tag_, svg, svg || element_has_uri_attributes(tag_.name, false));
         if (tag_.name == "meta") meta_charset(tag_);
         if (svg) {
-            if (tag_.name == "style" && !tag_.self_closing) return css_element(end, false);
+            if (tag_.name == "style" && !tag_.self_closing) return css_element(end);
             if ((tag_.name == "svg" || tag_.name == "math") && !tag_.self_closing) ++foreign_;
             return end;
         }
@@ -292,7 +292,7 @@ private:
             ++foreign_;
             return end;
         }
-        if (name == "style") return css_element(end, true);
+        if (name == "style") return css_element(end);
         if (name == "script") return script_data(end);
         if (name == "plaintext") return in_.size();
         if (name == "xmp" || name == "iframe" || name == "noembed" || name == "noframes" || name == "textarea" ||
@@ -370,8 +370,9 @@ private:
     }
 
     // The text of a <style> element, scanned as CSS. In HTML it is raw text; in SVG it is
-    // ordinary text (character references not decoded here, see the header).
-    std::size_t css_element(std::size_t start, bool raw_text) {
+    // ordinary text (character references not decoded here, see the header). Either way
+    // it ends at "</style".
+    std::size_t css_element(std::size_t start) {
         std::size_t end = find_end_tag(start, "style");
         css_refs_.clear();
         scan_css(in_.substr(start, end - start), css_refs_);
@@ -383,7 +384,7 @@ private:
             r.length = c.length;
             r.url = std::move(c.url);
             set_css_syntax(r, c);
-            r.raw_text = raw_text;
+            r.raw_text = true;
             result_.refs.push_back(std::move(r));
         }
         return end;
