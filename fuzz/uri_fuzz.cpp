@@ -7,9 +7,9 @@
 /// absolute URI with the base's or the reference's scheme and never contains a dot
 /// segment in a hierarchical path; normalisation is idempotent; write_header_uri followed
 /// by extract_header_uri gives the input back; url_parameter words are at most 40
-/// characters and extract to escape_url(input); cid and mid conversions round-trip; the
-/// mapping never fails on the canonical URI it produced; generated file names are valid
-/// and distinct.
+/// characters and extract to escape_url(input); cid and mid conversions round-trip; what
+/// basic Content-Type <-> URI mapping writes, the closure reads back; generated file names
+/// are valid and distinct.
 
 #include <cstddef>
 #include <cstdint>
@@ -93,7 +93,14 @@ void check_ids(std::string_view s) {
         auto again = cid_to_content_id(back.value, &diags);
         MHTML_CHECK(again.ok() && again.value == h.value);
     }
-    if (auto url = content_id_to_cid(s, &diags)) MHTML_CHECK(cid_to_content_id(url.value, &diags).ok() || true);
+    // An id with control characters is escaped on the way to a URL and refused on the way
+    // back (a header must not get them); every other id comes back as it was.
+    if (auto url = content_id_to_cid(s, &diags)) {
+        auto back = cid_to_content_id(url.value, &diags);
+        bool has_ctl = false;
+        for (char c : id_key(s)) has_ctl |= static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+        if (!has_ctl) MHTML_CHECK(back.ok() && id_key(back.value) == id_key(s));
+    }
     if (auto ids = mid_to_ids(s, &diags)) {
         auto back = ids_to_mid(ids.value.message_id, ids.value.content_id, &diags);
         MHTML_CHECK(back.ok());
@@ -108,8 +115,11 @@ void check_mapping(std::string_view s) {
     std::vector<mhtml::diagnostic> diags;
     for (bool controlled : {true, false}) {
         mapping_options o{.controlled = controlled};
-        if (auto u = ct_to_uri(s, o, &diags)) (void)uri_to_ct(u.value.text, o, &diags);
-        if (auto t = uri_to_ct(s, o, &diags)) (void)ct_to_uri(t.value.text, o, &diags);
+        // What basic mapping writes, the closure reads back (CTURI-2.4, CTURI-2.3).
+        if (auto u = ct_to_uri(s, o, &diags); u && u.value.rule == mapping_rule::basic)
+            MHTML_CHECK(uri_to_ct(u.value.text, o, &diags).ok());
+        if (auto t = uri_to_ct(s, o, &diags); t && t.value.rule == mapping_rule::basic)
+            MHTML_CHECK(ct_to_uri(t.value.text, o, &diags).ok());
     }
 }
 

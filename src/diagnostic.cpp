@@ -67,8 +67,9 @@ constexpr std::array code_names{
     "duplicate_content_id",
     "matched_after_normalisation",
     "cid_matched_content_location",
+    "header_uri_trailing_text",
 };
-static_assert(code_names.size() == std::size_t(diag_code::cid_matched_content_location) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::header_uri_trailing_text) + 1,
               "every diag_code needs a name");
 }  // namespace
 

@@ -90,6 +90,7 @@ enum class diag_code : std::uint16_t {
     duplicate_content_id,
     matched_after_normalisation,
     cid_matched_content_location,
+    header_uri_trailing_text,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

@@ -1,8 +1,8 @@
 #include "mhtml/uri/header_value.hpp"
 
 #include "mhtml/mime/charset.hpp"
-#include "mhtml/mime/header.hpp"
 #include "mhtml/mime/rfc2047.hpp"
+#include "text.hpp"
 
 #include <cstdio>
 
@@ -13,16 +13,12 @@ namespace {
 constexpr std::size_t max_url_word = 40;   // RFC 2017 §3.1
 constexpr std::size_t max_line = 78;       // RFC 5322 §2.1.1 SHOULD
 
-bool is_lwsp(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+using text::is_lwsp;
 
-// RFC 2017 §3.1 step 1: SPACE, CTLs, '"', '\' and 8-bit octets.
+// RFC 2017 §3.1 step 1: SPACE, CTLs, '"', '\\' and 8-bit octets.
 bool needs_escape(char ch) noexcept {
     auto c = static_cast<unsigned char>(ch);
     return c <= 0x20 || c >= 0x7F || c == '"' || c == '\\';
-}
-
-bool is_hex(char c) noexcept {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 void note(std::vector<diagnostic>* diags, severity sev, diag_code code, std::size_t offset,
@@ -30,35 +26,12 @@ void note(std::vector<diagnostic>* diags, severity sev, diag_code code, std::siz
     if (diags) diags->push_back({sev, code, {}, offset, std::move(message)});
 }
 
-// The end of a comment that starts at s[open] == '(' (nesting and quoted-pairs), or npos.
-std::size_t comment_end(std::string_view s, std::size_t open) noexcept {
-    int depth = 0;
-    for (std::size_t i = open; i < s.size(); ++i) {
-        if (s[i] == '\\') {
-            ++i;
-        } else if (s[i] == '(') {
-            ++depth;
-        } else if (s[i] == ')' && --depth == 0) {
-            return i + 1;
-        }
-    }
-    return std::string_view::npos;
-}
-
-// The start of a comment that ends the value (a balanced "(...)" preceded by white space),
-// or npos.
-std::size_t trailing_comment_start(std::string_view s) noexcept {
-    if (s.empty() || s.back() != ')') return std::string_view::npos;
-    int depth = 0;
-    for (std::size_t i = s.size(); i-- > 0;) {
-        if (s[i] == ')') {
-            ++depth;
-        } else if (s[i] == '(' && --depth == 0) {
-            if (i > 0 && is_lwsp(s[i - 1])) return i;
-            return std::string_view::npos;
-        }
-    }
-    return std::string_view::npos;
+// Labels that mean 7-bit ASCII: 8-bit octets cannot be labelled with them (MHT-4.4.1.11).
+bool is_ascii_label(std::string_view label) noexcept {
+    for (std::string_view a : {"us-ascii", "ascii", "us", "iso646-us", "ansi_x3.4-1968", "ansi_x3.4-1986",
+                               "csascii", "iso-ir-6", "cp367", "ibm367", "iso_646.irv:1991"})
+        if (text::iequals(label, a)) return true;
+    return false;
 }
 
 bool looks_like_encoded_word(std::string_view token) noexcept {
@@ -91,7 +64,16 @@ std::string extract_url_parameter(std::string_view value, std::vector<diagnostic
     while (end > begin && is_lwsp(value[end - 1])) --end;
     if (begin < end && value[begin] == '"') {
         ++begin;
-        if (end > begin && value[end - 1] == '"') --end;
+        // The value ends at the closing quote; anything after it is not part of it.
+        std::size_t close = value.find('"', begin);
+        if (close != std::string_view::npos && close < end) {
+            std::size_t rest = close + 1;
+            while (rest < end && is_lwsp(value[rest])) ++rest;
+            if (rest < end)
+                note(diags, severity::warning, diag_code::header_uri_trailing_text, offset + rest,
+                     "text after the closing quote of the URL is not part of it; ignored");
+            end = close;
+        }
     }
     std::string out;
     out.reserve(end - begin);
@@ -136,7 +118,7 @@ std::string extract_header_uri(std::string_view field_body, std::vector<diagnost
     // RFC 2557 §4.1 allows CFWS around the URI: a leading comment and a trailing comment
     // after white space are dropped.
     if (begin < end && field_body[begin] == '(') {
-        std::size_t close = comment_end(field_body.substr(0, end), begin);
+        std::size_t close = text::comment_end(field_body.substr(0, end), begin);
         if (close != std::string_view::npos) {
             note(diags, severity::note, diag_code::header_uri_comment, begin,
                  "comment before the URI dropped");
@@ -144,12 +126,15 @@ std::string extract_header_uri(std::string_view field_body, std::vector<diagnost
             trim();
         }
     }
-    if (std::size_t open = trailing_comment_start(field_body.substr(begin, end - begin));
-        open != std::string_view::npos) {
-        note(diags, severity::note, diag_code::header_uri_comment, begin + open,
-             "comment after the URI dropped");
-        end = begin + open;
-        trim();
+    // A trailing comment counts only after white space: "A_(b)" at the end of a URL is
+    // part of it.
+    if (end > begin && field_body[end - 1] == ')') {
+        std::size_t cut = text::trailing_cfws_begin(field_body.substr(0, end), begin);
+        if (cut > begin && cut < end && is_lwsp(field_body[cut])) {
+            note(diags, severity::note, diag_code::header_uri_comment, cut, "comment after the URI dropped");
+            end = cut;
+            trim();
+        }
     }
     std::string_view value = field_body.substr(begin, end - begin);
     if (value.starts_with('"')) return extract_url_parameter(value, diags, begin);
@@ -190,8 +175,7 @@ result<std::string> url_parameter(std::string_view url) {
         if (pos + n < escaped.size()) {
             for (std::size_t back = 1; back <= 2 && back < n; ++back) {
                 std::size_t at = pos + n - back;
-                if (escaped[at] == '%' && at + 2 < escaped.size() && is_hex(escaped[at + 1]) &&
-                    is_hex(escaped[at + 2])) {
+                if (text::is_escape_at(escaped, at)) {
                     n -= back;
                     break;
                 }
@@ -232,7 +216,7 @@ std::string fold_url_parameter(std::string_view parameter, std::size_t first_lin
 
 bool is_legacy_method_indicator(std::string_view uri) noexcept {
     if (uri.ends_with(':')) uri.remove_suffix(1);
-    return mime::iequals(uri, "file") || mime::iequals(uri, "cid");
+    return text::iequals(uri, "file") || text::iequals(uri, "cid");
 }
 
 std::string_view form_name(header_uri_form f) noexcept {
@@ -270,8 +254,8 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
     out.charset = "US-ASCII";
     if (eight_bit) {
         out.charset = "UNKNOWN-8BIT";
-        if (auto canon = mime::canonical_charset(document_charset);
-            canon && mime::charset_known(*canon) && *canon != "US-ASCII" && *canon != "UNKNOWN-8BIT") {
+        auto canon = is_ascii_label(document_charset) ? std::nullopt : mime::canonical_charset(document_charset);
+        if (canon && mime::charset_known(*canon) && *canon != "UNKNOWN-8BIT") {
             auto text = mime::to_utf8(uri, *canon);
             auto back = text ? mime::from_utf8(*text, *canon) : std::nullopt;
             if (back && *back == uri) out.charset = *canon;

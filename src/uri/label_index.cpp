@@ -3,6 +3,9 @@
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 
+#include <cstring>
+#include <random>
+
 namespace mhtml::uri {
 
 namespace {
@@ -39,10 +42,52 @@ const std::size_t* lookup(const Map& map, std::string_view key) {
     return map.find(key);
 }
 
+// SipHash-1-3 with a key drawn once per process: the labels come from the archive, and an
+// unkeyed hash lets a hostile archive put every label on one probe chain (quadratic).
+struct sip_key {
+    std::uint64_t k0, k1;
+};
+
+const sip_key& process_key() {
+    static const sip_key key = [] {
+        std::random_device rd;
+        auto word = [&] { return (std::uint64_t(rd()) << 32) ^ rd(); };
+        return sip_key{word(), word()};
+    }();
+    return key;
+}
+
+constexpr std::uint64_t rotl(std::uint64_t x, int b) noexcept { return (x << b) | (x >> (64 - b)); }
+
 std::uint32_t hash_of(std::string_view s) noexcept {
-    // FNV-1a, 64-bit, folded: short keys, and the probe compares whole keys anyway.
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    const sip_key& key = process_key();
+    std::uint64_t v0 = 0x736f6d6570736575ull ^ key.k0, v1 = 0x646f72616e646f6dull ^ key.k1;
+    std::uint64_t v2 = 0x6c7967656e657261ull ^ key.k0, v3 = 0x7465646279746573ull ^ key.k1;
+    auto round = [&] {
+        v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
+        v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
+        v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
+        v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+    };
+    const std::size_t n = s.size();
+    std::size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        std::uint64_t m;
+        std::memcpy(&m, s.data() + i, 8);  // little-endian host (x86-64, aarch64)
+        v3 ^= m;
+        round();
+        v0 ^= m;
+    }
+    std::uint64_t last = std::uint64_t(n) << 56;
+    for (std::size_t k = 0; i + k < n; ++k) last |= std::uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
+    v3 ^= last;
+    round();
+    v0 ^= last;
+    v2 ^= 0xff;
+    round();
+    round();
+    round();
+    std::uint64_t h = v0 ^ v1 ^ v2 ^ v3;
     return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 
@@ -122,6 +167,14 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
                    "Content-Location " + key + " is also on an earlier part; references reach the first");
         by_normal_location_.insert(normalize(key), i);
+        // REQUIREMENTS E-14: a producer that wrote raw spaces into an unquoted
+        // Content-Location meant them; the lenient pass also knows that reading.
+        std::string spaced = extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
+        if (spaced != label) {
+            std::string spaced_scratch;
+            by_spaced_location_.insert(
+                std::string(location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)), i);
+        }
         locations_[i] = std::move(resolved);
     }
 }
@@ -144,6 +197,7 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     };
     if (is_cid_url(reference)) {
         m.resolved = std::string(reference);  // cid: URLs are not resolved (MHT-8.3)
+        reference = without_fragment(reference);  // a fragment is not part of the id
         auto converted = cid_to_content_id(reference);
         std::string key = converted ? id_key(converted.value) : std::string();
         if (converted) {
@@ -192,8 +246,11 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         return m;
     }
     if (options.strict) return m;
-    if (auto hit = lookup(by_normal_location_, normalize(key)))
+    if (auto hit = lookup(by_normal_location_, normalize(key))) {
         lenient_hit(*hit, "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
+    } else if (auto spaced = lookup(by_spaced_location_, key)) {
+        lenient_hit(*spaced, "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");
+    }
     return m;
 }
 

@@ -5,7 +5,7 @@
 // is used where it is exact: checking that a reference is valid RFC 3986 syntax.
 #include "mhtml/uri/reference.hpp"
 
-#include "mhtml/mime/header.hpp"
+#include "text.hpp"
 
 #include <boost/url/parse.hpp>
 
@@ -16,15 +16,10 @@ namespace mhtml::uri {
 
 namespace {
 
-constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-
-bool valid_scheme(std::string_view s) noexcept {
-    if (s.empty() || !is_alpha(s[0])) return false;
-    for (char c : s)
-        if (!is_alpha(c) && !is_digit(c) && c != '+' && c != '-' && c != '.') return false;
-    return true;
-}
+using text::ascii_lower;
+using text::hex_upper;
+using text::hex_value;
+using text::is_unreserved;
 
 // Octets that no part of any URI may contain (RFC 3986 §2: not in reserved, unreserved or
 // '%'), so their presence makes a reference invalid wherever they stand.
@@ -65,9 +60,11 @@ void append_path_without_dots(std::string& out, std::string_view in) {
         return;
     }
     const std::size_t start = out.size();
+    // Only this path's own output is searched (not what `out` held before, such as the
+    // authority), so each removal costs the length of the segment it removes.
     auto drop_last_segment = [&] {
-        std::size_t slash = out.rfind('/');
-        out.resize(slash == std::string::npos || slash < start ? start : slash);
+        std::size_t slash = std::string_view(out).substr(start).rfind('/');
+        out.resize(slash == std::string_view::npos ? start : start + slash);
     };
     while (!in.empty()) {
         if (in.starts_with("../")) {
@@ -109,16 +106,6 @@ void recompose_tail(std::string& out, const reference_parts& r) {
     }
 }
 
-char hex_upper(unsigned v) noexcept { return "0123456789ABCDEF"[v & 15]; }
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-bool is_unreserved(char c) noexcept {
-    return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';
-}
 
 // §6.2.2.1 and §6.2.2.2: `%xx` upper-cased, escapes of unreserved octets decoded. A `%`
 // that starts no escape becomes `%25`, so that a decoded octet never completes a new
@@ -147,29 +134,17 @@ std::string normalize_escapes(std::string_view s) {
     return out;
 }
 
-std::string ascii_lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-}
 
 }  // namespace
 
-bool is_fictitious_scheme(std::string_view scheme) noexcept {
-    return mime::iequals(scheme, "thismessage") || mime::iequals(scheme, "this_message");
-}
+bool is_fictitious_scheme(std::string_view scheme) noexcept { return text::is_fictitious_scheme(scheme); }
 
 reference_parts split_reference(std::string_view ref) noexcept {
     reference_parts r;
-    std::size_t colon = ref.find_first_of(":/?#");
-    if (colon != std::string_view::npos && ref[colon] == ':') {
-        std::string_view scheme = ref.substr(0, colon);
-        if (valid_scheme(scheme) || is_fictitious_scheme(scheme)) {
-            r.scheme = scheme;
-            r.has_scheme = true;
-            ref.remove_prefix(colon + 1);
-        }
+    if (std::size_t colon = text::scheme_length(ref)) {
+        r.scheme = ref.substr(0, colon);
+        r.has_scheme = true;
+        ref.remove_prefix(colon + 1);
     }
     if (ref.starts_with("//")) {
         std::size_t end = ref.find_first_of("/?#", 2);
@@ -231,7 +206,7 @@ bool check_reference(std::string_view ref, std::vector<diagnostic>* diags, std::
     reference_parts parts = split_reference(ref);
     std::string respelled;
     std::string_view to_check = ref;
-    if (parts.has_scheme && !valid_scheme(parts.scheme)) {
+    if (parts.has_scheme && !text::is_scheme(parts.scheme)) {
         respelled = "thismessage";
         respelled += ref.substr(parts.scheme.size());
         to_check = respelled;

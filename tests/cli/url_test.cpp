@@ -109,6 +109,19 @@ TEST(CliUrl, MidBothDirections) {
                                                       "mid:only@x"}));
 }
 
+TEST(CliUrl, ControlOctetsInAResultNeverBreakTheLines) {
+    std::string in = "=?US-ASCII?Q?a=0Ab?=\nx\n";
+    auto r = run({"url", "decode-header", "-"}, &in);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"", "x"}));
+    auto j = run({"url", "decode-header", "--json", "=?US-ASCII?Q?a=0Ab?="});
+    EXPECT_EQ(nlohmann::json::parse(lines(j.out).at(0))["output"], "a\nb");
+}
+
+TEST(CliUrl, MidIdsWithoutBrackets) {
+    EXPECT_EQ(lines(run({"url", "mid", "m@x c@x"}).out).at(0), "mid:m@x/c@x");
+}
+
 TEST(CliUrl, ContentTypeMappingBothDirections) {
     auto a = run({"url", "ct2uri", "text/plain; charset=us-ascii"});
     EXPECT_EQ(lines(a.out).at(0), "ContentType:text/plain?charset=\"us-ascii\"");

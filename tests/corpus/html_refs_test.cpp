@@ -107,7 +107,7 @@ TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
             if (result.base)
                 if (auto b = uri::base_uri::make(base.resolve(result.refs[*result.base].url))) base = *b;
             for (const auto& r : result.refs) {
-                auto m = index.find(r.url, base);
+                auto m = index.find(r.url, base, {.cid_content_location = true});  // Blink's cid: labels
                 if (m.part && found.insert(*m.part).second) queue.push_back(*m.part);
             }
         }

@@ -77,9 +77,9 @@ TEST(ResolveMatch, MHT_8_2_And_8_3_AllVectors) {
         EXPECT_EQ(file_codes_in(diags, file), std::set<std::string>(expected.begin(), expected.end()));
 
         // Default: the lenient retry finds lenient_part_index, reported as ambiguous. (The
-        // Chromium compatibility match is a separate option, tested on its own below.)
+        // Chromium compatibility match is a separate option, off by default, tested below.)
         std::vector<diagnostic> lenient_diags;
-        auto lenient = index.find(reference, *base, {.cid_content_location = false}, &lenient_diags);
+        auto lenient = index.find(reference, *base, {}, &lenient_diags);
         if (v.contains("lenient_part_index")) {
             ASSERT_TRUE(lenient.part.has_value());
             EXPECT_EQ(*lenient.part, v["lenient_part_index"].get<std::size_t>());
@@ -139,17 +139,46 @@ TEST(ResolveMatch, ChromiumCidContentLocationCompatibility) {
     parts[2].content_id = id;
     label_index index(parts, base_uri::fictitious());
     auto base = base_uri::fictitious();
-    EXPECT_FALSE(index.find(loc, base, {.strict = true}).part.has_value());
+    EXPECT_FALSE(index.find(loc, base, {.strict = true, .cid_content_location = true}).part.has_value());
+    EXPECT_FALSE(index.find(loc, base).part.has_value());  // MHT-8.3.1 by default
     std::vector<diagnostic> diags;
-    auto m = index.find(loc, base, {}, &diags);
+    const match_options blink{.cid_content_location = true};
+    auto m = index.find(loc, base, blink, &diags);
     ASSERT_TRUE(m.part.has_value());
     EXPECT_EQ(*m.part, 0u);
     EXPECT_TRUE(m.lenient);
     ASSERT_EQ(diags.size(), 1u);
     EXPECT_EQ(diags[0].code, diag_code::cid_matched_content_location);
     EXPECT_EQ(diags[0].sev, severity::ambiguous);
-    EXPECT_EQ(*index.find(other_loc, base).part, 2u);
-    EXPECT_FALSE(index.find("CID:css-1@mhtml.blink", base).part.has_value());
+    EXPECT_EQ(*index.find(other_loc, base, blink).part, 2u);
+    EXPECT_FALSE(index.find("CID:css-1@mhtml.blink", base, blink).part.has_value());
+}
+
+TEST(ResolveMatch, E_14_RawSpacesInContentLocationMatchLeniently) {
+    std::string loc = "http://x.example/a b.gif";
+    std::vector<part_labels> parts(1);
+    parts[0].content_location = loc;
+    label_index index(parts, base_uri::fictitious());
+    auto base = base_uri::fictitious();
+    EXPECT_FALSE(index.find("http://x.example/a b.gif", base, {.strict = true}).part.has_value());
+    std::vector<diagnostic> diags;
+    auto m = index.find("http://x.example/a b.gif", base, {}, &diags);
+    ASSERT_TRUE(m.part.has_value());
+    EXPECT_TRUE(m.lenient);
+    ASSERT_FALSE(diags.empty());
+    EXPECT_EQ(diags.back().code, diag_code::matched_after_normalisation);
+    // The spec reading (all white space removed) still matches strictly.
+    EXPECT_TRUE(index.find("http://x.example/ab.gif", base, {.strict = true}).part.has_value());
+}
+
+TEST(ResolveMatch, CidFragmentIsSetAside) {
+    std::string id = "<img@x>";
+    std::vector<part_labels> parts(1);
+    parts[0].content_id = id;
+    label_index index(parts, base_uri::fictitious());
+    auto m = index.find("cid:img@x#page=2", base_uri::fictitious(), {.strict = true});
+    ASSERT_TRUE(m.part.has_value());
+    EXPECT_EQ(m.resolved, "cid:img@x#page=2");
 }
 
 TEST(ResolveMatch, THTML_10_1_MethodIndicatorIsNotABase) {

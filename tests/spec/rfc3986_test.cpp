@@ -130,6 +130,16 @@ TEST(Rfc3986, RemoveDotSegmentsIsLiteral) {
     EXPECT_EQ(remove_dot_segments(".."), "");
 }
 
+TEST(Rfc3986, DotSegmentsAfterALongAuthorityAreLinear) {
+    // "//" + a long authority + many "/..": each removal looks only at the path's own output.
+    std::string ref = "//" + std::string(100000, 'a');
+    for (int i = 0; i < 100000; ++i) ref += "/..";
+    auto out = resolve("http://x/", ref);
+    ASSERT_TRUE(out.has_value());
+    EXPECT_EQ(*out, "http://" + std::string(100000, 'a') + "/");
+    EXPECT_EQ(normalize(ref).size(), 2u + 100000u + 1u);
+}
+
 TEST(Rfc3986, MHT_8_2_4_SameResourceIsOctetExact) {
     EXPECT_TRUE(same_resource("thismessage:/a.gif#top", "thismessage:/a.gif"));
     EXPECT_TRUE(same_resource("this_message:/a.gif", "ThisMessage:/a.gif"));

@@ -152,6 +152,29 @@ TEST(HeaderUri, MHT_4_4_2_3_ReadingAlgorithm) {
     EXPECT_EQ(extract_header_uri("HTTP://X.example/A"), "HTTP://X.example/A");
 }
 
+TEST(HeaderUri, QuotedValueEndsAtItsClosingQuote) {
+    std::vector<diagnostic> diags;
+    EXPECT_EQ(extract_header_uri("\"a b\" c", &diags), "ab");
+    ASSERT_EQ(diags.size(), 1u);
+    EXPECT_EQ(diags[0].code, diag_code::header_uri_trailing_text);
+    EXPECT_EQ(diags[0].offset, 6u);
+}
+
+TEST(HeaderUri, TrailingCommentHonoursQuotedPairs) {
+    EXPECT_EQ(extract_header_uri("http://x/a.gif (see \\) here)"), "http://x/a.gif");
+    EXPECT_EQ(extract_header_uri("http://x/a.gif (a (nested) one)"), "http://x/a.gif");
+    EXPECT_EQ(extract_header_uri("http://x/w/A_(b)"), "http://x/w/A_(b)");
+    // Hostile: a long run of parentheses and backslashes finishes (linear scans).
+    std::string hostile = "http://x/a " + std::string(200000, '(') + std::string(200000, '\\') + ")";
+    (void)extract_header_uri(hostile);
+}
+
+TEST(HeaderUri, MHT_4_4_1_11_AsciiLabelIsNeverUsedFor8Bit) {
+    for (const char* label : {"US-ASCII", "us-ascii", "ascii", "ANSI_X3.4-1968", "csASCII"})
+        EXPECT_EQ(write_header_uri("caf\xE9", 18, label).charset, "UNKNOWN-8BIT") << label;
+    EXPECT_EQ(write_header_uri("cafe x", 18, "us-ascii").charset, "US-ASCII");
+}
+
 TEST(HeaderUri, MHT_4_4_1_10_EncodedWordsGiveRawOctets) {
     EXPECT_EQ(extract_header_uri("=?UTF-8?Q?caf=C3=A9.gif?="), "caf\xC3\xA9.gif");
     EXPECT_EQ(extract_header_uri("=?ISO-8859-1?Q?caf=E9.gif?="), "caf\xE9.gif");

@@ -59,7 +59,20 @@ public:
                       << input << ")\n";
         }
         if (!json_) {
-            if (output) std::cout << *output;
+            // One result per line: a result with a line break or another control octet
+            // cannot be printed as it is (use --json, which escapes it).
+            bool printable = true;
+            if (output)
+                for (char c : *output)
+                    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F) printable = false;
+            if (output && printable) std::cout << *output;
+            if (output && !printable) {
+                failed_ = true;
+                std::cerr << "mhtml url " << command_
+                          << ": unprintable_output: the result contains control octets; use --json to see it "
+                             "exactly (input: "
+                          << input << ")\n";
+            }
             std::cout << '\n';
             for (auto& d : diags)
                 std::cerr << "mhtml url " << command_ << ": " << severity_name(d.sev) << ' '
@@ -154,14 +167,21 @@ int run_cid(const url_options& o) {
     return rep.status();
 }
 
-// "<m@x>" or "<m@x> <c@x>": the Content-ID starts after white space that follows a '>'.
+// "<m@x>" or "<m@x> <c@x>": the Content-ID starts after white space that follows a '>';
+// without brackets ("m@x c@x"), at the first white space.
 std::pair<std::string_view, std::string_view> split_mid_ids(std::string_view in) {
-    for (std::size_t i = 0; i + 1 < in.size(); ++i) {
-        if (in[i] == '>' && (in[i + 1] == ' ' || in[i + 1] == '\t')) {
-            std::string_view rest = in.substr(i + 1);
-            rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
-            return {in.substr(0, i + 1), rest};
-        }
+    auto rest_after = [&](std::size_t i) {
+        std::string_view rest = in.substr(i);
+        rest.remove_prefix(std::min(rest.find_first_not_of(" \t"), rest.size()));
+        return rest;
+    };
+    for (std::size_t i = 0; i + 1 < in.size(); ++i)
+        if (in[i] == '>' && (in[i + 1] == ' ' || in[i + 1] == '\t')) return {in.substr(0, i + 1), rest_after(i + 1)};
+    std::size_t start = in.find_first_not_of(" \t");
+    if (start != std::string_view::npos && in[start] != '<') {
+        std::size_t space = in.find_first_of(" \t", start);
+        if (space != std::string_view::npos && rest_after(space).size() > 0)
+            return {in.substr(0, space), rest_after(space)};
     }
     return {in, {}};
 }
@@ -329,10 +349,12 @@ runner add_url_command(CLI::App& app) {
     url->footer(
         "Every subcommand takes its inputs as arguments, or '-' to read one per line from standard\n"
         "input, and prints one result per line (--json: one JSON object per line). A failed input\n"
-        "prints an empty line, its error on standard error, and the exit status is 1.\n"
+        "prints an empty line, its error on standard error, and the exit status is 1; so does a result that\n"
+        "holds a line break or another control octet (--json shows it exactly). 'filename --check' prints\n"
+        "valid or invalid for each name and exits 1 if any is invalid.\n"
         "\n"
         "Examples:\n"
-        "  mhtml url resolve http://a/b/c/d;p?q ../g ../../../g      http://a/b/g, http://a/g\n"
+        "  mhtml url resolve 'http://a/b/c/d;p?q' ../g ../../../g    http://a/b/g, http://a/g\n"
         "  mhtml url resolve thismessage:/ images/logo.gif           thismessage:/images/logo.gif\n"
         "  mhtml url cid 'cid:foo4%25foo1@bar.net'                   <foo4%foo1@bar.net>\n"
         "  mhtml url cid '<a/b@example.net>'                         cid:a%2Fb@example.net\n"
@@ -342,7 +364,7 @@ runner add_url_command(CLI::App& app) {
         "  mhtml url fold 'http://h.example/a b'                     \"http://h.example/a%20b\"\n"
         "  mhtml url decode-header '=?US-ASCII?Q?a=20b.gif?='        a b.gif\n"
         "  mhtml url filename 'https://e.example/Logo.PNG image/png' logo.png\n"
-        "  grep -o 'src=\"[^\"]*' page.html | cut -c6- | mhtml url resolve https://e.example/ -");
+        "  mhtml refs --json page.html | jq -r '.[].url' | mhtml url resolve https://e.example/ -\n");
 
     auto inputs = [&](CLI::App* sub, const char* what) {
         sub->add_option("inputs", o->inputs, what)->required();

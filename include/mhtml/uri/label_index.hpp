@@ -11,8 +11,9 @@
 /// every reference of an archive is linear in the number of references.
 ///
 /// Unless `strict` is set, a miss is retried: locations after RFC 3986 §6.2.2
-/// normalisation, ids case-insensitively and, for a `cid:` URL with `%`, undecoded (RFC
-/// 2392's printed example). A hit found this way is reported `matched_after_normalisation`
+/// normalisation, then an unquoted Content-Location read with its raw spaces kept
+/// (REQUIREMENTS E-14); ids case-insensitively and, for a `cid:` URL with `%`, undecoded
+/// (RFC 2392's printed example). A hit found this way is reported `matched_after_normalisation`
 /// with severity `ambiguous`. A separate, documented compatibility match covers the cid:
 /// Content-Locations Chromium writes (match_options::cid_content_location).
 
@@ -46,8 +47,9 @@ struct match_options {
     /// RFC 2557 (MHT-8.3.1) says such a label names nothing; with this option (and not
     /// `strict`) a cid: reference that matches no Content-ID matches a part whose
     /// Content-Location is that same cid: URL, octet for octet, reported
-    /// `cid_matched_content_location` (ambiguous).
-    bool cid_content_location = true;
+    /// `cid_matched_content_location` (ambiguous). Off by default, because it contradicts a
+    /// MUST; the archive layer turns it on for archives Blink wrote ("Saved by Blink").
+    bool cid_content_location = false;
 };
 
 struct reference_match {
@@ -98,6 +100,7 @@ private:
     string_map by_id_;               // id_key()
     string_map by_folded_id_;        // id_key(), ASCII lower-cased
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
+    string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
 };
 
 }  // namespace mhtml::uri
