@@ -17,7 +17,7 @@ packages=(
   python3                                                 # Python's email package: reference reader in tests
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(time libgmime-3.0-dev libmimetic-dev libvmime-dev)
+  packages+=(time libgmime-3.0-dev libmimetic-dev libvmime-dev libgumbo-dev)
 fi
 
 missing=()
