@@ -16,19 +16,11 @@
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/html/scan.hpp"
 
+#include "fuzz_check.hpp"
+
 namespace {
 
 using namespace mhtml::html;
-
-void check_failed(int line) {
-    std::fprintf(stderr, "html_fuzz.cpp:%d: check failed\n", line);
-    std::abort();
-}
-
-#define MHTML_CHECK(cond)                    \
-    do {                                     \
-        if (!(cond)) check_failed(__LINE__); \
-    } while (0)
 
 void check(std::string_view in, bool css, bool svg) {
     scan_result r = css ? scan_style_sheet(in) : scan_html(in, svg);

@@ -15,19 +15,11 @@
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 
+#include "fuzz_check.hpp"
+
 namespace {
 
 using namespace mhtml::mime;
-
-void check_failed(int line) {
-    std::fprintf(stderr, "rfc2047_fuzz.cpp:%d: check failed\n", line);
-    std::abort();
-}
-
-#define MHTML_CHECK(cond)                    \
-    do {                                     \
-        if (!(cond)) check_failed(__LINE__); \
-    } while (0)
 
 bool is_utf8(std::string_view s) {
     const auto r = to_utf8(s, "UTF-8");

@@ -26,19 +26,11 @@
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/virtual_filename.hpp"
 
+#include "fuzz_check.hpp"
+
 namespace {
 
 using namespace mhtml::uri;
-
-void check_failed(int line) {
-    std::fprintf(stderr, "uri_fuzz.cpp:%d: check failed\n", line);
-    std::abort();
-}
-
-#define MHTML_CHECK(cond)                    \
-    do {                                     \
-        if (!(cond)) check_failed(__LINE__); \
-    } while (0)
 
 bool has_dot_segment(std::string_view path) {
     return remove_dot_segments(path) != path;

@@ -8,6 +8,8 @@
 // points (the §4.2 definition of "non-ASCII code point"; the charset is not known here).
 #include "mhtml/html/css.hpp"
 
+#include "entities.hpp"
+
 #include <array>
 #include <cstring>
 
@@ -60,23 +62,6 @@ constexpr unsigned hex_value(unsigned char c) noexcept {
     return (c | 0x20u) - 'a' + 10;
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-    if (cp < 0x80) {
-        out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-}
 
 constexpr char32_t replacement = 0xFFFD;
 
@@ -294,7 +279,7 @@ void scanner::decode(std::size_t b, std::size_t e, bool in_string, std::string& 
         if (r >= e) break;
         b = r + 1;
         if (s_[r] == 0) {
-            append_utf8(out, replacement);
+            detail::append_utf8(out, replacement);
             continue;
         }
         if (in_string) {
@@ -308,7 +293,7 @@ void scanner::decode(std::size_t b, std::size_t e, bool in_string, std::string& 
         if (x.octet)
             out += static_cast<char>(x.value);
         else
-            append_utf8(out, x.value);
+            detail::append_utf8(out, x.value);
         b = x.next;
     }
 }

@@ -31,6 +31,20 @@ bool is_alnum(char c) noexcept {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+// "numeric character reference end state": the code points a numeric reference may not
+// stand for, and the windows-1252 reading of 0x80-0x9F.
+char32_t fix_code_point(char32_t cp) noexcept {
+    static constexpr std::array<char16_t, 32> c1 = {
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
+    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
+    if (cp >= 0x80 && cp <= 0x9F) return c1[cp - 0x80];
+    return cp;
+}
+
+}  // namespace
+
 void append_utf8(std::string& out, char32_t cp) {
     if (cp < 0x80) {
         out += static_cast<char>(cp);
@@ -48,20 +62,6 @@ void append_utf8(std::string& out, char32_t cp) {
         out += static_cast<char>(0x80 | (cp & 0x3F));
     }
 }
-
-// "numeric character reference end state": the code points a numeric reference may not
-// stand for, and the windows-1252 reading of 0x80-0x9F.
-char32_t fix_code_point(char32_t cp) noexcept {
-    static constexpr std::array<char16_t, 32> c1 = {
-        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
-        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
-        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178};
-    if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0xFFFD;
-    if (cp >= 0x80 && cp <= 0x9F) return c1[cp - 0x80];
-    return cp;
-}
-
-}  // namespace
 
 std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attribute, std::string& out) {
     // s[pos] == '&'

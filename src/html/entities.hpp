@@ -9,6 +9,9 @@
 
 namespace mhtml::html::detail {
 
+/// Appends the UTF-8 form of code point `cp` (at most U+10FFFF).
+void append_utf8(std::string& out, char32_t cp);
+
 /// Decodes the character reference at s[pos] == '&', appending its UTF-8 to `out`.
 /// Returns the octets it used, or 0 when it is not a reference (then nothing is appended
 /// and the '&' stands for itself). `in_attribute` applies the attribute rule for legacy

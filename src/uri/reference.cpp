@@ -250,8 +250,9 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
     const reference_parts& b = parts_;
     out.clear();
     out.reserve(text_.size() + ref_text.size() + 2);
-    if (r.has_scheme) {
-        append_scheme(out, r.scheme);
+    // A reference with a scheme or an authority brings its own path (§5.2.2).
+    if (r.has_scheme || r.has_authority) {
+        append_scheme(out, r.has_scheme ? r.scheme : b.scheme);
         if (r.has_authority) {
             out += "//";
             out += r.authority;
@@ -261,13 +262,6 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
         return;
     }
     append_scheme(out, b.scheme);
-    if (r.has_authority) {
-        out += "//";
-        out += r.authority;
-        append_path_without_dots(out, r.path);
-        recompose_tail(out, r);
-        return;
-    }
     if (b.has_authority) {
         out += "//";
         out += b.authority;

@@ -1,6 +1,8 @@
 // mhtml ls as a user runs it: exit codes, JSON shape, standard input, --help.
 #include <gtest/gtest.h>
 
+#include "cli/cli_support.hpp"
+
 #include <sys/wait.h>
 #include <array>
 #include <cstdio>
@@ -10,32 +12,13 @@
 
 namespace {
 
-struct run_result {
-    int status;
-    std::string out;
-};
+using mhtml::test::run_result;
+using mhtml::test::temp_file;
 
-run_result run(const std::string& args) {
-    std::string cmd = std::string(MHTML_CLI_PATH) + " " + args + " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+run_result run(const std::string& args) { return mhtml::test::run_cli(args); }
 
 std::string corpus(const char* name) {
     return std::string(MHTML_TEST_DATA) + "/corpus/" + name;
-}
-
-std::string temp_file(const std::string& content) {
-    static int n = 0;
-    auto p = std::filesystem::temp_directory_path() /
-             ("mhtml_ls_test_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
-    std::ofstream(p, std::ios::binary) << content;
-    return p.string();
 }
 
 TEST(CliLs, CleanArchiveExitsZeroAndListsParts) {

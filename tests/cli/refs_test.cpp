@@ -2,6 +2,8 @@
 // <base>, standard input, exit codes, --help.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,29 +15,12 @@
 
 namespace {
 
-struct run_result {
-    int status;
-    std::string out;
-};
+using mhtml::test::run_result;
 
-run_result run(const std::string& args) {
-    std::string cmd = MHTML_CLI_PATH;
-    cmd += ' ';
-    cmd += args;
-    cmd += " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    int st = pclose(p);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
-}
+run_result run(const std::string& args) { return mhtml::test::run_cli(args); }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-    auto p = std::filesystem::temp_directory_path() / ("mhtml_refs_test_" + std::to_string(::getpid()) + "_" + name);
-    std::ofstream(p, std::ios::binary) << content;
-    return p.string();
+    return mhtml::test::temp_file(content, "_" + name);
 }
 
 const std::string page =

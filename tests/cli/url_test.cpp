@@ -2,6 +2,8 @@
 // line, --json lines, exit codes, --help with examples.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,47 +17,13 @@
 
 namespace {
 
-struct run_result {
-    int status;
-    std::string out;
-};
-
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return q + "'";
-}
+using mhtml::test::run_result;
 
 run_result run(const std::vector<std::string>& args, const std::string* stdin_text = nullptr) {
-    std::string cmd = MHTML_CLI_PATH;
-    for (auto& a : args) {
-        cmd += ' ';
-        cmd += quote(a);
-    }
-    std::filesystem::path input;
-    if (stdin_text) {
-        input = std::filesystem::temp_directory_path() / ("mhtml_url_test_" + std::to_string(::getpid()));
-        std::ofstream(input, std::ios::binary) << *stdin_text;
-        cmd += " < ";
-        cmd += quote(input.string());
-    }
-    cmd += " 2>/dev/null";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::string out;
-    std::array<char, 4096> buf{};
-    std::size_t n;
-    while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-    int st = pclose(p);
-    if (stdin_text) std::filesystem::remove(input);
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+    return mhtml::test::run_cli(args, stdin_text);
 }
 
-std::vector<std::string> lines(const std::string& s) {
-    std::vector<std::string> out;
-    std::istringstream in(s);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
-    return out;
-}
+std::vector<std::string> lines(const std::string& s) { return mhtml::test::lines_of(s); }
 
 TEST(CliUrl, ResolveArgumentsOnePerLine) {
     auto r = run({"url", "resolve", "http://a/b/c/d;p?q", "../g", "../../../g", "g?y#s"});

@@ -145,23 +145,7 @@ int run_ls(const ls_options& o) {
             w.end_object();
         }
         w.end_array();
-        w.key("diagnostics");
-        w.begin_array();
-        for (const diagnostic& d : diags) {
-            w.begin_object();
-            w.key("severity");
-            w.string(severity_name(d.sev));
-            w.key("code");
-            w.string(code_name(d.code));
-            w.key("path");
-            w.string(d.part_path);
-            w.key("offset");
-            w.number(d.offset);
-            w.key("message");
-            w.string(d.message);
-            w.end_object();
-        }
-        w.end_array();
+        write_diagnostics(w, diags, true);
         w.end_object();
         out += '\n';
     } else {

@@ -97,21 +97,7 @@ public:
             w.string(message);
         }
         extra(w);
-        w.key("diagnostics");
-        w.begin_array();
-        for (auto& d : diags) {
-            w.begin_object();
-            w.key("severity");
-            w.string(severity_name(d.sev));
-            w.key("code");
-            w.string(code_name(d.code));
-            w.key("offset");
-            w.number(d.offset);
-            w.key("message");
-            w.string(d.message);
-            w.end_object();
-        }
-        w.end_array();
+        write_diagnostics(w, diags, false);
         w.end_object();
         std::cout << out << '\n';
     }

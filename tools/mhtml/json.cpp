@@ -60,4 +60,26 @@ void json_writer::string_raw(std::string_view s) {
     out_ += '"';
 }
 
+void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, bool with_path) {
+    w.key("diagnostics");
+    w.begin_array();
+    for (const diagnostic& d : diags) {
+        w.begin_object();
+        w.key("severity");
+        w.string(severity_name(d.sev));
+        w.key("code");
+        w.string(code_name(d.code));
+        if (with_path) {
+            w.key("path");
+            w.string(d.part_path);
+        }
+        w.key("offset");
+        w.number(d.offset);
+        w.key("message");
+        w.string(d.message);
+        w.end_object();
+    }
+    w.end_array();
+}
+
 }  // namespace mhtml::cli

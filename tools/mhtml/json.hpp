@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "mhtml/diagnostic.hpp"
 
 namespace mhtml::cli {
 
@@ -43,6 +46,10 @@ private:
     bool first_ = true;
     bool after_key_ = false;
 };
+
+/// Writes `"diagnostics": [{severity, code, [path,] offset, message}, ...]` (the key too).
+/// `with_path` adds the part path, for diagnostics that belong to a part of a document.
+void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, bool with_path);
 
 /// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept;
