@@ -4,28 +4,11 @@
 #include <utility>
 
 #include "mhtml/mime/header.hpp"
+#include "text.hpp"
 
 namespace mhtml::uri {
 
 namespace {
-
-constexpr std::string_view hex_digits = "0123456789ABCDEF";
-
-constexpr bool is_alpha(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr bool is_digit(char c) noexcept {
-    return c >= '0' && c <= '9';
-}
-constexpr int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-constexpr bool is_ctl(unsigned char u) noexcept {
-    return u < 0x20 || u == 0x7f;
-}
 
 // RFC 3986 §2.3 unreserved (beyond ALPHA / DIGIT), §2.2 sub-delims, and the two other
 // pchar octets ':' '@' (§3.3): what CID-3 leaves unescaped.
@@ -34,54 +17,15 @@ constexpr std::string_view pchar_marks = "-._~!$&'()*+,;=:@";
 constexpr std::string_view other_uri_chars = "/?#[]%";
 
 constexpr bool is_pchar_literal(char c) noexcept {
-    return is_alpha(c) || is_digit(c) || pchar_marks.find(c) != std::string_view::npos;
+    return text::is_alnum(c) || pchar_marks.find(c) != std::string_view::npos;
 }
 constexpr bool is_uri_char(char c) noexcept {
     return is_pchar_literal(c) || other_uri_chars.find(c) != std::string_view::npos;
 }
 
-constexpr bool is_space(char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-// True when s[k] is preceded (down to `floor`) by an odd number of backslashes, i.e. is
-// the second octet of an RFC 5322 quoted-pair.
-bool escaped(std::string_view s, std::size_t k, std::size_t floor) noexcept {
-    std::size_t n = 0;
-    while (k > floor && s[k - 1] == '\\') --k, ++n;
-    return n % 2 == 1;
-}
-
-// Where the CFWS that ends `s` begins (RFC 5322 §3.2.2: white space, line ends and nested
-// comments with quoted-pairs), not looking below `floor`. A ')' without its '(' is not a
-// comment and stays. Linear: every octet is passed over at most twice.
-std::size_t trailing_cfws_begin(std::string_view s, std::size_t floor) noexcept {
-    std::size_t e = s.size();
-    while (e > floor) {
-        char c = s[e - 1];
-        if (is_space(c)) {
-            --e;
-            continue;
-        }
-        if (c != ')' || escaped(s, e - 1, floor)) break;
-        std::size_t k = e;
-        int depth = 0;
-        bool matched = false;
-        while (k > floor) {
-            --k;
-            char d = s[k];
-            if ((d != '(' && d != ')') || escaped(s, k, floor)) continue;
-            if (d == ')') {
-                ++depth;
-            } else if (--depth == 0) {
-                matched = true;
-                break;
-            }
-        }
-        if (!matched) break;
-        e = k;
-    }
-    return e;
+// RFC 3986 §3.5: a fragment (from the first literal '#') is not part of the id.
+constexpr std::string_view without_fragment(std::string_view url) noexcept {
+    return url.substr(0, url.find('#'));
 }
 
 struct id_span {
@@ -92,7 +36,7 @@ struct id_span {
 // CID-16 / E-34: the id inside a Content-ID or Message-ID field body.
 id_span locate_id(std::string_view s) noexcept {
     std::size_t b = mime::skip_cfws(s, 0);
-    std::size_t e = trailing_cfws_begin(s, b);
+    std::size_t e = text::trailing_cfws_begin(s, b);
     if (e < b) e = b;
     if (e - b >= 2 && s[b] == '<' && s[e - 1] == '>') return {b + 1, e - 1, true};
     return {b, e, false};
@@ -114,36 +58,35 @@ void note_not_addr_spec(std::string_view id, std::size_t offset, std::vector<dia
                                 "' has no '@', so it is not an addr-spec; used as opaque octets"));
 }
 
-// One id of a cid:/mid: URL (`text` starts at `offset` of the whole URL) -> decoded id.
-result<std::string> decode_url_id(std::string_view text, std::size_t offset,
+// One id of a cid:/mid: URL (`part` starts at `offset` of the whole URL) -> decoded id.
+result<std::string> decode_url_id(std::string_view part, std::size_t offset,
                                   std::vector<diagnostic>& found) {
     using R = result<std::string>;
     // CID-2: RFC 2111-era producers wrote the brackets inside the URL.
-    if (text.size() >= 2 && text.front() == '<' && text.back() == '>') {
+    if (part.size() >= 2 && part.front() == '<' && part.back() == '>') {
         found.push_back(make_diag(severity::warning, diag_code::cid_url_with_brackets, offset,
                                   "angle brackets inside the URL (RFC 2111 form); dropped"));
-        text = text.substr(1, text.size() - 2);
+        part = part.substr(1, part.size() - 2);
         ++offset;
     }
-    if (text.empty()) return R::failure("empty_id", "the URL names no id");
+    if (part.empty()) return R::failure("empty_id", "the URL names no id");
     std::string id;
-    id.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        char c = text[i];
+    id.reserve(part.size());
+    for (std::size_t i = 0; i < part.size(); ++i) {
+        char c = part[i];
         if (c == '%') {
-            int hi = i + 1 < text.size() ? hex_value(text[i + 1]) : -1;
-            int lo = i + 2 < text.size() ? hex_value(text[i + 2]) : -1;
-            if (hi < 0 || lo < 0)
+            if (!text::is_escape_at(part, i))
                 return R::failure("bad_percent_escape", "'%' at offset " +
                                                             std::to_string(offset + i) +
                                                             " is not followed by two hex digits");
-            auto u = static_cast<unsigned char>(hi * 16 + lo);
+            auto c2 =
+                static_cast<char>(text::hex_value(part[i + 1]) * 16 + text::hex_value(part[i + 2]));
             // A decoded CTL would land in a header field (CR LF: header injection).
-            if (is_ctl(u))
+            if (text::is_ctl(c2))
                 return R::failure("control_char_in_id", "the escape at offset " +
                                                             std::to_string(offset + i) +
                                                             " decodes to a control character");
-            id.push_back(static_cast<char>(u));
+            id.push_back(c2);
             i += 2;
         } else if (!is_uri_char(c)) {
             return R::failure("invalid_url_char",
@@ -189,7 +132,7 @@ void append(std::vector<diagnostic>* diags, std::vector<diagnostic>& found) {
 
 bool has_scheme(std::string_view url, std::string_view scheme_colon) noexcept {
     return url.size() >= scheme_colon.size() &&
-           mime::iequals(url.substr(0, scheme_colon.size()), scheme_colon);
+           text::iequals(url.substr(0, scheme_colon.size()), scheme_colon);
 }
 
 }  // namespace
@@ -208,10 +151,7 @@ std::string url_encode_id(std::string_view id) {
         if (is_pchar_literal(c)) {
             out.push_back(c);
         } else {
-            auto u = static_cast<unsigned char>(c);
-            out.push_back('%');
-            out.push_back(hex_digits[u >> 4]);
-            out.push_back(hex_digits[u & 0xf]);
+            text::append_escape(out, static_cast<unsigned char>(c));
         }
     }
     return out;
@@ -222,7 +162,7 @@ result<std::string> cid_to_content_id(std::string_view url, std::vector<diagnost
     if (!is_cid_url(url)) return R::failure("wrong_scheme", "not a cid: URL");
     std::vector<diagnostic> found;
     constexpr std::size_t prefix = 4;  // "cid:"
-    auto id = decode_url_id(url.substr(prefix), prefix, found);
+    auto id = decode_url_id(without_fragment(url.substr(prefix)), prefix, found);
     if (!id) return id;
     append(diags, found);
     return R::success(bracket(id.value));
@@ -241,7 +181,7 @@ result<mid_ids> mid_to_ids(std::string_view url, std::vector<diagnostic>* diags)
     using R = result<mid_ids>;
     if (!is_mid_url(url)) return R::failure("wrong_scheme", "not a mid: URL");
     constexpr std::size_t prefix = 4;  // "mid:"
-    std::string_view rest = url.substr(prefix);
+    std::string_view rest = without_fragment(url.substr(prefix));
     // CID-4: split at the first literal '/'; an escaped %2F belongs to an id.
     std::size_t slash = rest.find('/');
     if (slash != std::string_view::npos && rest.find('/', slash + 1) != std::string_view::npos)

@@ -1,16 +1,22 @@
 #include "mhtml/uri/content_type_uri.hpp"
 
+#include <initializer_list>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/header.hpp"
+#include "text.hpp"
 
 namespace mhtml::uri {
 
 namespace {
 
-using mime::iequals;
+using text::iequals;
+using text::percent_decode;
+using text::scheme_length;
 
 constexpr std::string_view contenttype_scheme = "ContentType";
 constexpr std::string_view uri_body_name = "URI-Body";
@@ -54,13 +60,6 @@ std::size_t token_end(std::string_view s, std::size_t i) noexcept {
     while (i < s.size() && is_token_char(s[i])) ++i;
     return i;
 }
-constexpr bool is_alpha(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr bool is_digit(char c) noexcept {
-    return c >= '0' && c <= '9';
-}
-
 // §2.1 (CTURI-2.1.2.4): what the basic Content-Type -> URI mapping encodes, in type,
 // subtype, parameter names and values alike. §2.4 undoes one level of encoding and splits
 // at `?`, `&`, `#`, so these must not appear raw; `"` and `\` are the quoting.
@@ -84,42 +83,13 @@ constexpr bool needs_escape_in_name(unsigned char u) noexcept {
 
 template <class Pred>
 void percent_encode(std::string& out, std::string_view s, Pred must_encode) {
-    constexpr char hex[] = "0123456789ABCDEF";  // CTURI-2.2.4: upper-case hex digits
     for (char c : s) {
         auto u = static_cast<unsigned char>(c);
-        if (must_encode(u)) {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 0x0f];
-        } else {
+        if (must_encode(u))
+            text::append_escape(out, u);  // CTURI-2.2.4: upper-case hex digits
+        else
             out += c;
-        }
     }
-}
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-// "One level of undoing URI encoding": `%` and two hex digits become that octet; a `%`
-// not followed by two hex digits stays as it is.
-std::string percent_decode(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        int hi = 0, lo = 0;
-        if (s[i] == '%' && i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 &&
-            (lo = hex_value(s[i + 2])) >= 0) {
-            out += static_cast<char>(hi * 16 + lo);
-            i += 2;
-        } else {
-            out += s[i];
-        }
-    }
-    return out;
 }
 
 // RFC 2045 §5.1 quoted-string, with `\` before `"` and `\`.
@@ -138,17 +108,6 @@ std::string_view strip_quotes(std::string_view v) noexcept {
     return v;
 }
 
-// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ':'.
-// Returns the scheme's length, or 0 if `s` is not an absolute URI.
-std::size_t scheme_length(std::string_view s) noexcept {
-    if (s.empty() || !is_alpha(s[0])) return 0;
-    std::size_t i = 1;
-    while (i < s.size() &&
-           (is_alpha(s[i]) || is_digit(s[i]) || s[i] == '+' || s[i] == '-' || s[i] == '.'))
-        ++i;
-    return i < s.size() && s[i] == ':' ? i : 0;
-}
-
 // "<before>\"<what>\"<after>" for messages (appending, not operator+: GCC 12 -Wrestrict).
 std::string quoted_msg(std::string_view before, std::string_view what, std::string_view after) {
     std::string m;
@@ -159,6 +118,54 @@ std::string quoted_msg(std::string_view before, std::string_view what, std::stri
     m += '"';
     m += after;
     return m;
+}
+
+// ---------------------------------------------------------------------------------------
+// Control characters. One level of %-decoding can turn `%0D%0A` into CR LF; a URI never
+// holds a CTL (HTAB included), a Content-Type field body none but HTAB (header injection).
+
+enum class ctl_target { uri, content_type };
+
+// The first octet of `s` that `target` may not hold, or npos.
+std::size_t find_ctl(std::string_view s, ctl_target target) noexcept {
+    for (std::size_t i = 0; i < s.size(); ++i)
+        if (text::is_ctl(s[i]) && (target == ctl_target::uri || s[i] != '\t')) return i;
+    return std::string_view::npos;
+}
+
+// "octet 0x0D (CR) at offset 3 of <where><what> would put a control character into the URI"
+std::string ctl_message(std::string_view s, std::size_t at, std::string_view where,
+                        std::string_view what, ctl_target target) {
+    static constexpr std::string_view names[32] = {
+        "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS",  "HT",  "LF",
+        "VT",  "FF",  "CR",  "SO",  "SI",  "DLE", "DC1", "DC2", "DC3", "DC4", "NAK",
+        "SYN", "ETB", "CAN", "EM",  "SUB", "ESC", "FS",  "GS",  "RS",  "US"};
+    auto u = static_cast<unsigned char>(s[at]);
+    std::string m = "octet 0x";
+    m += text::hex_upper(u >> 4);
+    m += text::hex_upper(u & 15);
+    m += " (";
+    m += u < 32 ? names[u] : std::string_view("DEL");
+    m += ") at offset ";
+    m += std::to_string(at);
+    m += " of ";
+    m += where;
+    if (!what.empty()) {
+        m += '"';
+        m += what;
+        m += '"';
+    }
+    m += target == ctl_target::uri ? " would put a control character into the URI"
+                                   : " would put a control character into the Content-Type";
+    return m;
+}
+
+// Error "control_char" when `s` holds an octet `target` may not, else nullopt.
+std::optional<result<mapping>> check_ctl(std::string_view s, ctl_target target,
+                                         std::string_view where, std::string_view what = {}) {
+    std::size_t at = find_ctl(s, target);
+    if (at == std::string_view::npos) return std::nullopt;
+    return result<mapping>::failure("control_char", ctl_message(s, at, where, what, target));
 }
 
 void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::size_t offset,
@@ -177,10 +184,12 @@ void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::s
 
 // The Content-Type parser lower-cases the subtype and parameter names; closure must keep
 // the case of the URI inside `uri.` (CTURI-2.3.4) and of query names, so the spellings are
-// read again here, following the same steps as mime::parse_content_type.
+// read again here, following the same steps as mime::parse_content_type. One pass, and one
+// hash lookup per parameter: linear in the number of parameters.
 struct spelling {
     std::string_view subtype;
-    std::vector<std::string_view> names;  // parameter base names (before any `*`), in order
+    // lower-case parameter base name (before any `*`) -> its first spelling
+    std::unordered_map<std::string, std::string_view> names;
 };
 
 spelling read_spelling(std::string_view s) {
@@ -207,7 +216,8 @@ spelling read_spelling(std::string_view s) {
             continue;
         }
         std::string_view name = s.substr(i, name_end - i);
-        sp.names.push_back(name.substr(0, name.find('*')));
+        name = name.substr(0, name.find('*'));
+        sp.names.try_emplace(text::ascii_lower(name), name);  // the first spelling stays
         i = mime::skip_cfws(s, name_end);
         if (i >= s.size() || s[i] != '=') continue;
         i = mime::skip_cfws(s, i + 1);
@@ -225,10 +235,9 @@ spelling read_spelling(std::string_view s) {
 }
 
 // The parameter name as first written (the parser's name is lower case).
-std::string_view written_name(const spelling& sp, std::string_view lower_name) noexcept {
-    for (std::string_view n : sp.names)
-        if (iequals(n, lower_name)) return n;
-    return lower_name;
+std::string_view written_name(const spelling& sp, const std::string& lower_name) {
+    auto it = sp.names.find(lower_name);
+    return it == sp.names.end() ? std::string_view(lower_name) : it->second;
 }
 
 void report_parser_issues(const mime::value_issues& is, std::vector<diagnostic>* diags) {
@@ -255,26 +264,39 @@ void report_parser_issues(const mime::value_issues& is, std::vector<diagnostic>*
 }
 
 // Closure and controlled mapping append the parameters as a query, names as written,
-// names and values with one level of %-encoding undone (CTURI-2.3.2, E-25).
-void append_query(std::string& uri, char first_sep, const mime::content_type& ct,
-                  const spelling& sp, std::string_view skip_a, std::string_view skip_b) {
+// names and values with one level of %-encoding undone (CTURI-2.3.2, E-25). Error
+// "control_char" when that decoding yields a CTL.
+std::optional<result<mapping>> append_query(std::string& uri, char first_sep,
+                                            const mime::content_type& ct, const spelling& sp,
+                                            std::string_view skip_a, std::string_view skip_b) {
     char sep = first_sep;
     for (const mime::parameter& p : ct.params.items()) {
         if (iequals(p.name, skip_a) || iequals(p.name, skip_b)) continue;
+        std::string_view written = written_name(sp, p.name);
+        std::string name = percent_decode(written);
+        if (auto e = check_ctl(name, ctl_target::uri, "the decoded parameter name ", written))
+            return e;
+        std::string value = percent_decode(p.value);
+        if (auto e = check_ctl(value, ctl_target::uri, "the decoded value of parameter ", written))
+            return e;
         uri += sep;
         sep = '&';
-        uri += percent_decode(written_name(sp, p.name));
+        uri += name;
         uri += "=\"";
-        uri += percent_decode(p.value);
+        uri += value;
         uri += '"';
     }
+    return std::nullopt;
 }
 
-void append_fragment(std::string& uri, const mime::content_type& ct) {
+std::optional<result<mapping>> append_fragment(std::string& uri, const mime::content_type& ct) {
     if (auto frag = ct.param(uri_fragment_name)) {
+        std::string f = percent_decode(*frag);
+        if (auto e = check_ctl(f, ctl_target::uri, "the decoded URI-Fragment parameter")) return e;
         uri += '#';
-        uri += percent_decode(*frag);
+        uri += f;
     }
+    return std::nullopt;
 }
 
 // §2.1: ContentType:type/subtype?name="value"&...
@@ -324,6 +346,22 @@ std::optional<std::vector<query_pair>> split_pairs(std::string_view q, std::size
         b = e + 1;
     }
     return pairs;
+}
+
+// CTURI-1.3.1: the pairs become parameters only if the Content-Type gives each of them
+// back: no name twice (the parser keeps the first of a name, in any case) and none of the
+// names the mapping itself writes (`reserved`). `skip` is the pair the mapping consumes.
+bool is_parameter_set(const std::vector<query_pair>& pairs, const query_pair* skip,
+                      std::initializer_list<std::string_view> reserved) {
+    std::unordered_set<std::string> seen;
+    seen.reserve(pairs.size());
+    for (const query_pair& p : pairs) {
+        if (&p == skip) continue;
+        for (std::string_view r : reserved)
+            if (iequals(p.name, r)) return false;
+        if (!seen.insert(text::ascii_lower(p.name)).second) return false;
+    }
+    return true;
 }
 
 // One parameter of a §2.2 / §3 mapping: `; name="value"` with troublesome characters encoded.
@@ -402,11 +440,15 @@ result<mapping> closure_uri_to_ct(std::string_view uri, std::size_t scheme_len,
                         quoted_msg("query pair ", piece,
                                    " of a ContentType: URI is not name=value with a token name"));
                 // E-27: the quotes may be written `"` or `%22`; both are gone after decoding.
-                std::string value = percent_decode(piece.substr(eq + 1));
+                std::string decoded = percent_decode(piece.substr(eq + 1));
+                std::string_view value = strip_quotes(decoded);
+                if (auto e = check_ctl(value, ctl_target::content_type,
+                                       "the decoded value of query parameter ", name))
+                    return *e;
                 m.text += "; ";
                 m.text += name;
                 m.text += '=';
-                append_quoted(m.text, strip_quotes(value));
+                append_quoted(m.text, value);
             }
             b = e + 1;
         }
@@ -416,7 +458,9 @@ result<mapping> closure_uri_to_ct(std::string_view uri, std::size_t scheme_len,
         m.text += "; ";
         m.text += uri_fragment_name;
         m.text += '=';
-        append_quoted(m.text, percent_decode(*parts.fragment));
+        std::string frag = percent_decode(*parts.fragment);
+        if (auto e = check_ctl(frag, ctl_target::content_type, "the decoded fragment")) return *e;
+        append_quoted(m.text, frag);
         report(diags, severity::note, diag_code::contenttype_uri_fragment, parts.fragment_offset,
                "a ContentType: URI has a #fragment, which basic mapping never produces; mapped "
                "to a URI-Fragment parameter");
@@ -460,8 +504,11 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
                                             quoted_msg("subtype ", sp.subtype,
                                                        " does not hold an absolute URI "
                                                        "(draft-eastlake-cturi-02 §1.2, §5)"));
-        append_query(m.text, '?', ct, sp, uri_fragment_name, {});
-        append_fragment(m.text, ct);
+        if (auto e =
+                check_ctl(m.text, ctl_target::uri, "the URI decoded from subtype ", sp.subtype))
+            return *e;
+        if (auto e = append_query(m.text, '?', ct, sp, uri_fragment_name, {})) return *e;
+        if (auto e = append_fragment(m.text, ct)) return *e;
         return result<mapping>::success(std::move(m));
     }
 
@@ -469,6 +516,7 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
     if (opts.controlled) {
         if (auto body = ct.param(uri_body_name)) {
             if (scheme_length(*body) != 0 && body->find('#') == std::string_view::npos) {
+                if (auto e = check_ctl(*body, ctl_target::uri, "the URI-Body parameter")) return *e;
                 mapping m;
                 m.rule = mapping_rule::controlled;
                 m.text = *body;
@@ -480,8 +528,9 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
                 m.text += '/';
                 percent_encode(m.text, ct.subtype, needs_escape_in_contenttype_uri);
                 m.text += '"';
-                append_query(m.text, '&', ct, sp, uri_body_name, uri_fragment_name);
-                append_fragment(m.text, ct);
+                if (auto e = append_query(m.text, '&', ct, sp, uri_body_name, uri_fragment_name))
+                    return *e;
+                if (auto e = append_fragment(m.text, ct)) return *e;
                 return result<mapping>::success(std::move(m));
             }
             report(diags, severity::warning, diag_code::parameter_invalid, 0,
@@ -536,7 +585,16 @@ result<mapping> uri_to_ct(std::string_view uri, const mapping_options& opts,
             }
             break;
         }
+        // CTURI-1.3.1: the other pairs must come back as they are; a repeated name, a
+        // URI-Body or a URI-Fragment among them would not. Basic mapping applies then.
+        if (mime_type && !is_parameter_set(*pairs, mime_type, {uri_body_name, uri_fragment_name})) {
+            mime_type = nullptr;
+            ct.clear();
+        }
         if (mime_type) {
+            // A Content-Type field body holds no CTL but HTAB; the body is copied verbatim.
+            if (auto e = check_ctl(parts.body, ctl_target::content_type, "the URI body (URI-Body)"))
+                return *e;
             for (const query_pair& p : *pairs)
                 if (&p != mime_type && iequals(p.name, mime_type_name))
                     report(diags, severity::warning, diag_code::mime_type_repeated, p.offset,
@@ -544,6 +602,10 @@ result<mapping> uri_to_ct(std::string_view uri, const mapping_options& opts,
                            "used, this one becomes an ordinary parameter (CTURI-3.5)");
         }
     }
+    // CTURI-1.3.1: pairs that closure would not give back (a name twice, in any case, or a
+    // URI-Fragment, which closure makes the fragment) stay in the subtype (CTURI-2.2.5).
+    if (!mime_type && pairs && !is_parameter_set(*pairs, nullptr, {uri_fragment_name}))
+        pairs.reset();
 
     if (mime_type) {
         m.rule = mapping_rule::controlled;

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <unordered_map>
 #include <unordered_set>
 
-#include "mhtml/mime/header.hpp"
+#include "text.hpp"
 
 namespace mhtml::uri {
 
@@ -14,24 +15,11 @@ namespace {
 constexpr std::size_t max_base = 8;  // 1ALPHA 0*7ALPHADIGIT
 constexpr std::size_t max_ext = 3;   // 1*3ALPHADIGIT
 
-constexpr bool is_alpha(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr bool is_digit(char c) noexcept {
-    return c >= '0' && c <= '9';
-}
-constexpr bool is_alnum(char c) noexcept {
-    return is_alpha(c) || is_digit(c);
-}
-constexpr char lower(char c) noexcept {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-constexpr int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+using text::iequals;
+using text::is_alnum;
+using text::is_alpha;
+using text::is_lwsp;
+using text::percent_decode;
 
 struct type_extension {
     std::string_view type, ext;
@@ -97,39 +85,10 @@ constexpr std::array<type_extension, 52> type_extensions{{
 // first ';', white space or comment.
 std::string_view essence_of(std::string_view ct) noexcept {
     std::size_t b = 0;
-    while (b < ct.size() && (ct[b] == ' ' || ct[b] == '\t' || ct[b] == '\r' || ct[b] == '\n')) ++b;
+    while (b < ct.size() && is_lwsp(ct[b])) ++b;
     std::size_t e = b;
-    while (e < ct.size() && ct[e] != ';' && ct[e] != ' ' && ct[e] != '\t' && ct[e] != '\r' &&
-           ct[e] != '\n' && ct[e] != '(')
-        ++e;
+    while (e < ct.size() && ct[e] != ';' && !is_lwsp(ct[e]) && ct[e] != '(') ++e;
     return ct.substr(b, e - b);
-}
-
-std::string percent_decode(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
-            hex_value(s[i + 2]) >= 0) {
-            out.push_back(static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2])));
-            i += 2;
-        } else {
-            out.push_back(s[i]);  // a malformed escape stays as written
-        }
-    }
-    return out;
-}
-
-// RFC 3986 §3.1: scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ), then ':'. Returns
-// the length of the scheme, or 0 when there is none.
-std::size_t scheme_length(std::string_view url) noexcept {
-    if (url.empty() || !is_alpha(url[0])) return 0;
-    for (std::size_t i = 1; i < url.size(); ++i) {
-        char c = url[i];
-        if (c == ':') return i;
-        if (!is_alnum(c) && c != '+' && c != '-' && c != '.') return 0;
-    }
-    return 0;
 }
 
 struct name_parts {
@@ -138,7 +97,7 @@ struct name_parts {
 };
 
 name_parts parts_from_url(std::string_view url) {
-    std::size_t sl = scheme_length(url);
+    std::size_t sl = text::scheme_length(url);
     std::string_view scheme = url.substr(0, sl);
     std::string_view rest = sl ? url.substr(sl + 1) : url;
     rest = rest.substr(0, rest.find('#'));
@@ -146,11 +105,11 @@ name_parts parts_from_url(std::string_view url) {
 
     std::string segment;
     bool directory = false;  // no last segment, but an authority or a path ending in '/'
-    if (mime::iequals(scheme, "cid") || mime::iequals(scheme, "mid")) {
+    if (iequals(scheme, "cid") || iequals(scheme, "mid")) {
         // The id's local part, e.g. Outlook's `cid:image001.png@01D2...` -> image001.png.
         std::string id = percent_decode(rest);
         segment = id.substr(0, id.find('@'));
-    } else if (mime::iequals(scheme, "data")) {
+    } else if (iequals(scheme, "data")) {
         segment.clear();  // `data:image/png;base64,...`: nothing that looks like a name
     } else {
         bool authority = rest.substr(0, 2) == "//";
@@ -170,10 +129,11 @@ name_parts parts_from_url(std::string_view url) {
     if (dot != std::string::npos) {
         std::string_view ext = std::string_view(segment).substr(dot + 1);
         if (!ext.empty() && ext.size() <= max_ext && std::all_of(ext.begin(), ext.end(), is_alnum))
-            for (char c : ext) out.url_ext.push_back(lower(c));
+            out.url_ext = text::ascii_lower(ext);
     }
     for (char c : stem)
-        if (is_alnum(c)) out.base.push_back(lower(c));
+        if (is_alnum(c)) out.base.push_back(c);
+    out.base = text::ascii_lower(out.base);
     if (out.base.empty()) out.base = directory ? "index" : "file";
     if (!is_alpha(out.base[0])) out.base.insert(out.base.begin(), 'f');
     if (out.base.size() > max_base) out.base.resize(max_base);
@@ -195,16 +155,16 @@ bool is_virtual_filename(std::string_view name) noexcept {
 bool is_windows_reserved_name(std::string_view name) noexcept {
     std::string_view base = name.substr(0, name.find('.'));
     for (std::string_view dev : {"con", "prn", "aux", "nul"})
-        if (mime::iequals(base, dev)) return true;
+        if (iequals(base, dev)) return true;
     if (base.size() == 4 && base[3] >= '1' && base[3] <= '9')
-        return mime::iequals(base.substr(0, 3), "com") || mime::iequals(base.substr(0, 3), "lpt");
+        return iequals(base.substr(0, 3), "com") || iequals(base.substr(0, 3), "lpt");
     return false;
 }
 
 std::string_view extension_for_type(std::string_view content_type) noexcept {
     std::string_view essence = essence_of(content_type);
     for (const type_extension& te : type_extensions)
-        if (mime::iequals(essence, te.type)) return te.ext;
+        if (iequals(essence, te.type)) return te.ext;
     return {};
 }
 
@@ -213,18 +173,32 @@ std::vector<std::string> make_virtual_filenames(const std::vector<filename_reque
     names.reserve(resources.size());
     std::unordered_set<std::string> used;  // lower-case: uniqueness is case-insensitive
     used.reserve(resources.size());
+    // The next counter to try for each natural name (base '.' ext). Names are only ever
+    // added to `used`, so a counter that was taken once stays taken: continuing where the
+    // last request of the same base and extension stopped gives the same names as starting
+    // from 1 again, without passing over the same candidates once per request.
+    std::unordered_map<std::string, unsigned long> next_counter;
     for (const filename_request& r : resources) {
         name_parts p = parts_from_url(r.url);
         std::string ext(extension_for_type(r.content_type));
         if (ext.empty()) ext = p.url_ext.empty() ? "bin" : p.url_ext;
-        std::string name = p.base + '.' + ext;
+        std::string name = p.base;
+        name += '.';
+        name += ext;
         // THTML-9.2.2: a taken or device name gets a counter that replaces the end of the
         // base so it stays within 8 characters.
-        for (unsigned long counter = 1; is_windows_reserved_name(name) || used.count(name);
-             ++counter) {
-            std::string digits = std::to_string(counter);
-            std::size_t keep = digits.size() < max_base ? max_base - digits.size() : 1;
-            name = p.base.substr(0, std::min(p.base.size(), keep)) + digits + '.' + ext;
+        if (is_windows_reserved_name(name) || used.count(name)) {
+            unsigned long& counter = next_counter.try_emplace(name, 1).first->second;
+            for (;; ++counter) {
+                std::string digits = std::to_string(counter);
+                std::size_t keep = digits.size() < max_base ? max_base - digits.size() : 1;
+                name = p.base.substr(0, std::min(p.base.size(), keep));
+                name += digits;
+                name += '.';
+                name += ext;
+                if (!is_windows_reserved_name(name) && !used.count(name)) break;
+            }
+            ++counter;  // this one is taken now
         }
         used.insert(name);
         names.push_back(std::move(name));

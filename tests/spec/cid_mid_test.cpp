@@ -163,6 +163,49 @@ TEST(CidMid, CID_2_SchemeIsCaseInsensitive) {
     EXPECT_EQ(mid_to_ids("cid:x@y").error, "wrong_scheme");
 }
 
+TEST(CidMid, CID_2_FragmentIsNotPartOfTheId) {
+    // RFC 3986 §3.5: '#' starts a fragment; a '#' inside an id is written %23
+    // (vector cid-hash-and-question).
+    EXPECT_EQ(cid_to_content_id("cid:a@b#top").value, "<a@b>");
+    EXPECT_EQ(cid_to_content_id("cid:a@b#").value, "<a@b>");
+    EXPECT_EQ(cid_to_content_id("cid:a%23b@x#c#d").value, "<a#b@x>");
+    EXPECT_EQ(cid_to_content_id("cid:a?b#c[d]@x").value, "<a?b>");
+    // The fragment is dropped before anything is decoded or checked.
+    EXPECT_EQ(cid_to_content_id("cid:a@b#%0D%0A").value, "<a@b>");
+    EXPECT_EQ(cid_to_content_id("cid:a@b#%zz").value, "<a@b>");
+    std::vector<diagnostic> diags;
+    auto br = cid_to_content_id("cid:<a@b>#f", &diags);
+    ASSERT_TRUE(br.ok()) << br.message;
+    EXPECT_EQ(br.value, "<a@b>");
+    EXPECT_EQ(cid_codes(diags), std::vector<std::string>{"cid_url_with_brackets"});
+    EXPECT_EQ(cid_to_content_id("cid:#f").error, "empty_id");
+    EXPECT_EQ(cid_to_content_id("cid:<>#f").error, "empty_id");
+
+    auto m = mid_to_ids("mid:m@x/c@y#f");
+    ASSERT_TRUE(m.ok()) << m.message;
+    EXPECT_EQ(m.value.message_id, "<m@x>");
+    EXPECT_EQ(m.value.content_id, "<c@y>");
+    m = mid_to_ids("mid:m@x#f");
+    ASSERT_TRUE(m.ok()) << m.message;
+    EXPECT_EQ(m.value.message_id, "<m@x>");
+    EXPECT_TRUE(m.value.content_id.empty());
+    // A '/' in the fragment separates nothing.
+    m = mid_to_ids("mid:m@x#a/b");
+    ASSERT_TRUE(m.ok()) << m.message;
+    EXPECT_EQ(m.value.message_id, "<m@x>");
+    EXPECT_TRUE(m.value.content_id.empty());
+    m = mid_to_ids("mid:m@x/c@y#a/b");
+    ASSERT_TRUE(m.ok()) << m.message;
+    EXPECT_EQ(m.value.content_id, "<c@y>");
+    EXPECT_EQ(mid_to_ids("mid:m@x/#f").error, "empty_id");
+    EXPECT_EQ(mid_to_ids("mid:#f").error, "empty_id");
+    // The writer escapes '#', so ids holding one come back whole.
+    auto url = content_id_to_cid("<a#b@x>");
+    ASSERT_TRUE(url.ok());
+    EXPECT_EQ(url.value, "cid:a%23b@x");
+    EXPECT_EQ(cid_to_content_id(url.value).value, "<a#b@x>");
+}
+
 TEST(CidMid, CID_2_BracketsInsideUrlAcceptedWithDiagnostic) {
     std::vector<diagnostic> diags;
     auto r = cid_to_content_id("cid:<x@y>", &diags);
@@ -255,8 +298,9 @@ TEST(CidMid, CID_9_MalformedEscapesAndOctets) {
     EXPECT_EQ(cid_to_content_id("cid:a%7F@x").error, "control_char_in_id");
     EXPECT_EQ(mid_to_ids("mid:a@x/b%0A@x").error, "control_char_in_id");
     EXPECT_EQ(mid_to_ids("mid:a b@x/b@x").error, "invalid_url_char");
-    // Valid URL octets that the writer would have escaped are taken literally.
-    EXPECT_EQ(cid_to_content_id("cid:a?b#c[d]@x").value, "<a?b#c[d]@x>");
+    // Valid URL octets that the writer would have escaped are taken literally ('#' starts
+    // a fragment: CID_2_FragmentIsNotPartOfTheId).
+    EXPECT_EQ(cid_to_content_id("cid:a?b[c]/d@x").value, "<a?b[c]/d@x>");
 }
 
 TEST(CidMid, CID_10_HeaderSideToleratesCfwsAndMissingBrackets) {

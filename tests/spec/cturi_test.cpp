@@ -3,6 +3,8 @@
 // rows the vectors do not cover (controlled mapping off, precedence, §4, reserved form).
 #include "mhtml/uri/content_type_uri.hpp"
 
+#include "mhtml/uri/reference.hpp"
+
 #include "spec/vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -85,6 +87,34 @@ TEST(Cturi, CTURI_1_2_1_OnlyAbsoluteUrisAreMappable) {
         EXPECT_EQ(r.error, "not_absolute");
     }
     EXPECT_EQ(uri2ct("a+b.c-d:x"), "application/uri.a+b.c-d%3Ax");
+}
+
+TEST(Cturi, CTURI_1_2_1_FictitiousSchemeIsAbsolute) {
+    // `this_message:` (and RFC 2557's `thismessage:`) is absolute for uri::is_absolute, so
+    // it is mappable like any absolute URI, both ways.
+    for (std::string_view u :
+         {"this_message:/a.gif", "THIS_MESSAGE:/dir/a.gif?x=\"1\"#f", "thismessage:/a.gif"}) {
+        SCOPED_TRACE(u);
+        EXPECT_TRUE(is_absolute(u));
+        auto ct = uri_to_ct(u);
+        ASSERT_TRUE(ct.ok()) << ct.error << ": " << ct.message;
+        EXPECT_EQ(ct.value.rule, mapping_rule::basic);
+        EXPECT_EQ(ct2uri(ct.value.text), u);
+    }
+    EXPECT_EQ(uri2ct("this_message:/a.gif"), "application/uri.this_message%3A%2Fa.gif");
+    EXPECT_EQ(ct2uri("application/uri.this_message%3A%2Fa.gif"), "this_message:/a.gif");
+    // With controlled mapping: a URI-Body in the alias form is absolute too.
+    EXPECT_EQ(ct2uri("image/gif; URI-Body=\"this_message:/a.gif\""),
+              "this_message:/a.gif?MIME-Type=\"image/gif\"");
+    EXPECT_EQ(uri_to_ct("this_message:/a.gif?MIME-Type=\"image/gif\"").value.rule,
+              mapping_rule::controlled);
+    // uri_to_ct accepts exactly what uri::is_absolute calls absolute.
+    for (std::string_view u :
+         {"this_message:/a", "thismessage:/a", "x:", "a+b.c-d:x", "tag42", "/a", "", "//h/x",
+          "1http://x", ":x", "a b:c", "?q=1", "_x:y", "this_message", "this-message:/a", "a/b:c"}) {
+        SCOPED_TRACE(u);
+        EXPECT_EQ(uri_to_ct(u).ok(), is_absolute(u));
+    }
 }
 
 TEST(Cturi, CTURI_1_2_2_FragmentsAreMappable) {
@@ -316,20 +346,49 @@ TEST(Cturi, CTURI_2_4_2_RoundTripProperty) {
 
 TEST(Cturi, CTURI_1_3_1_UriRoundTripProperty) {
     // The other direction: a URI in the draft's form (query values quoted) comes back from
-    // ct_to_uri(uri_to_ct(u)) octet for octet, whatever its path holds.
+    // ct_to_uri(uri_to_ct(u)) octet for octet, whatever its path holds, whatever names its
+    // query repeats (in any case), and whichever of the mapping's own names (URI-Fragment,
+    // URI-Body, MIME-Type) it uses; with controlled mapping on and off. A URI holding a
+    // control character is no URI: the way back fails with "control_char" instead.
     std::mt19937 rng(3986);
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
     const std::string path_chars = "abcXYZ019-._~!$&'()*+,;=:@/%[]\"\\<> {}|^`\t\x7f\x01\xe9\xff";
     const std::string name_chars = "abcXYZ019-._~!$'()*+,;:@/%[]\\<> {}|^`\xe9";
     const std::string value_chars = "abcXYZ019-._~!$'()*+,;=:@/%?[]\\<> {}|^`\t\xe9\xff";
+    const std::string no_slash_chars = "abcXYZ019-._~!$'()*+,;=:@%?[]\\<> {}|^`\t\xe9\xff";
     const std::string flag_chars = "abcXYZ019-._~!$'()*+,;:@/%?[]\\<> {}|^`\t\xe9";
+    const std::vector<std::string> special_names = {"URI-Fragment",
+                                                    "uri-fragment",
+                                                    "Uri-FRAGMENT",
+                                                    "URI-Body",
+                                                    "uri-body",
+                                                    "URI-BODY",
+                                                    "MIME-Type",
+                                                    "mime-type",
+                                                    "Mime-TYPE",
+                                                    "a",
+                                                    "A",
+                                                    "b",
+                                                    "%41",
+                                                    "a*"};
     auto draw = [&](const std::string& from, int lo, int hi) {
         std::string s;
         for (int n = pick(lo, hi); n > 0; --n)
             s += from[std::size_t(pick(0, int(from.size()) - 1))];
         return s;
     };
-    for (int i = 0; i < 3000; ++i) {
+    auto has_ctl = [](std::string_view s, bool htab_ok = false) {
+        return std::any_of(s.begin(), s.end(), [htab_ok](char c) {
+            auto u = static_cast<unsigned char>(c);
+            return (u < 0x20 || u == 0x7f) && !(htab_ok && c == '\t');
+        });
+    };
+    auto lower = [](std::string s) {
+        for (char& c : s) c = char(std::tolower(static_cast<unsigned char>(c)));
+        return s;
+    };
+    std::size_t kept_in_subtype = 0, controlled = 0, refused = 0;
+    for (int i = 0; i < 6000; ++i) {
         std::string u = draw("abcxyz", 1, 6) + (pick(0, 1) ? "://" : ":") + draw(path_chars, 0, 20);
         if (u.starts_with("contenttype:")) continue;
         if (pick(0, 3) == 0) {
@@ -337,13 +396,19 @@ TEST(Cturi, CTURI_1_3_1_UriRoundTripProperty) {
             u += draw(flag_chars, 0, 8);  // no '=': not name=value pairs
         } else {
             char sep = '?';
-            std::set<std::string> names;  // a Content-Type has each parameter once
-            for (int n = pick(0, 3); n > 0; --n) {
-                std::string name = draw(name_chars, 1, 6);
-                std::string lname = name;
-                for (char& c : lname) c = char(std::tolower(static_cast<unsigned char>(c)));
-                if (!names.insert(lname).second) continue;
-                u += sep + name + "=\"" + draw(value_chars, 0, 8) + "\"";
+            if (pick(0, 3) == 0) {
+                // Controlled mapping's form: MIME-Type first, lower-case type/subtype, quoted.
+                u += "?MIME-Type=\"" + draw("abcxyz", 1, 4) + "/" + draw("abcxyz", 1, 4) + "\"";
+                sep = '&';
+            }
+            for (int n = pick(0, 4); n > 0; --n) {
+                // Names repeat (any case) and include the mapping's own; values of other
+                // MIME-Types hold no '/', so they never read as a media type.
+                std::string name =
+                    pick(0, 1) ? special_names[std::size_t(pick(0, int(special_names.size()) - 1))]
+                               : draw(name_chars, 1, 6);
+                bool mime = lower(name) == "mime-type";
+                u += sep + name + "=\"" + draw(mime ? no_slash_chars : value_chars, 0, 8) + "\"";
                 sep = '&';
             }
         }
@@ -351,15 +416,48 @@ TEST(Cturi, CTURI_1_3_1_UriRoundTripProperty) {
             u += '#';
             u += draw(value_chars, 0, 6);
         }
-        SCOPED_TRACE(testing::Message() << "sample " << i << ": " << u);
-        auto ct = uri_to_ct(u);
-        ASSERT_TRUE(ct.ok()) << ct.error;
-        EXPECT_EQ(ct.value.rule, mapping_rule::basic);
-        auto back = ct_to_uri(ct.value.text);
-        ASSERT_TRUE(back.ok()) << ct.value.text << ": " << back.error;
-        EXPECT_EQ(back.value.rule, mapping_rule::closure);
-        ASSERT_EQ(back.value.text, u) << "via " << ct.value.text;
+        for (bool ctl : {true, false}) {
+            SCOPED_TRACE(testing::Message()
+                         << "sample " << i << " controlled " << ctl << ": " << u);
+            const mapping_options opts{.controlled = ctl};
+            auto ct = uri_to_ct(u, opts);
+            if (!ct.ok()) {
+                // Only controlled mapping copies the URI's body verbatim.
+                EXPECT_EQ(ct.error, "control_char");
+                EXPECT_TRUE(ctl && has_ctl(u));
+                ++refused;
+                continue;
+            }
+            EXPECT_FALSE(has_ctl(ct.value.text, true)) << ct.value.text;
+            auto back = ct_to_uri(ct.value.text, opts);
+            if (has_ctl(u)) {
+                EXPECT_FALSE(back.ok()) << back.value.text;
+                EXPECT_EQ(back.error, "control_char") << ct.value.text;
+                ++refused;
+                continue;
+            }
+            ASSERT_TRUE(back.ok()) << ct.value.text << ": " << back.error << ": " << back.message;
+            if (ct.value.rule == mapping_rule::controlled) {
+                EXPECT_TRUE(ctl);
+                EXPECT_EQ(back.value.rule, mapping_rule::controlled);
+                ++controlled;
+            } else {
+                EXPECT_EQ(ct.value.rule, mapping_rule::basic);
+                EXPECT_EQ(back.value.rule, mapping_rule::closure);
+                std::size_t q = u.find('?');
+                std::string query = q == std::string::npos ? "" : u.substr(q, u.find('#') - q);
+                std::string subtype = ct.value.text.substr(0, ct.value.text.find(';'));
+                if (query.find('=') != std::string::npos &&
+                    subtype.find("%3F") != std::string::npos)
+                    ++kept_in_subtype;
+            }
+            ASSERT_EQ(back.value.text, u) << "via " << ct.value.text;
+        }
     }
+    // The generator reaches every path.
+    EXPECT_GT(kept_in_subtype, 100u);
+    EXPECT_GT(controlled, 100u);
+    EXPECT_GT(refused, 100u);
 }
 
 TEST(Cturi, CTURI_2_3_2_ClosureKeepsNamesAsWritten) {
@@ -510,6 +608,187 @@ TEST(Cturi, CTURI_5_2_ControlledParametersDoNotBreakTheParser) {
     auto r = ct_to_uri("text/html; URI-Body=\"x\"; charset=utf-8");
     ASSERT_TRUE(r.ok());  // "x" is no absolute URI: basic mapping, the parameters kept
     EXPECT_EQ(r.value.text, "ContentType:text/html?uri-body=\"x\"&charset=\"utf-8\"");
+}
+
+// --- control characters: header injection through one level of %-decoding ------------------
+
+TEST(Cturi, ControlCharNeverInContentType) {
+    // Closure (§2.4) decodes values one level: %0D%0A would end the field and add one.
+    std::vector<diagnostic> diags;
+    auto r = uri_to_ct("ContentType:text/plain?a=\"x%0D%0ABcc:%20evil\"", {}, &diags);
+    EXPECT_FALSE(r.ok()) << r.value.text;
+    EXPECT_EQ(r.error, "control_char");
+    EXPECT_NE(r.message.find("0x0D"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("(CR)"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("offset 1"), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find("\"a\""), std::string::npos) << r.message;
+    EXPECT_TRUE(diags.empty());
+    // Every CTL and DEL, escaped or raw, in a value or in the fragment; HTAB is white space
+    // a field body may hold.
+    static constexpr char hex[] = "0123456789ABCDEF";
+    for (int c = 0; c < 0x80; ++c) {
+        if (c >= 0x20 && c < 0x7f) continue;
+        SCOPED_TRACE(c);
+        std::string esc = {'%', hex[c >> 4], hex[c & 15]};
+        for (const std::string& u :
+             {"ContentType:text/plain?a=\"1" + esc + "2\"", "ContentType:text/plain?a=1" + esc,
+              "ContentType:text/plain?a=\"1" + std::string(1, char(c)) + "\"",
+              "ContentType:text/plain?b=2#x" + esc}) {
+            auto got = uri_to_ct(u);
+            if (c == '\t') {
+                ASSERT_TRUE(got.ok()) << u << ": " << got.message;
+                EXPECT_NE(got.value.text.find('\t'), std::string::npos);
+            } else {
+                EXPECT_FALSE(got.ok()) << u << " -> " << got.value.text;
+                EXPECT_EQ(got.error, "control_char") << u;
+                EXPECT_FALSE(got.message.empty());
+            }
+        }
+    }
+    // Controlled mapping (§3) copies the body verbatim.
+    auto c = uri_to_ct(std::string("x:a\r\nBcc: evil?MIME-Type=\"text/plain\""));
+    EXPECT_EQ(c.error, "control_char");
+    EXPECT_NE(c.message.find("0x0D (CR) at offset 3"), std::string::npos) << c.message;
+    diags.clear();  // no diagnostics from a mapping that fails
+    EXPECT_EQ(uri_to_ct("x:a\nb?MIME-Type=\"a/b\"&mime-type=\"c\"", {}, &diags).error,
+              "control_char");
+    EXPECT_TRUE(diags.empty());
+    EXPECT_EQ(uri_to_ct(std::string("x:a") + '\0' + "b?MIME-Type=\"text/plain\"").error,
+              "control_char");
+    // Basic mapping (§2.2) encodes them: nothing to refuse.
+    EXPECT_EQ(uri2ct("x:a\r\nb?c=\"%0D%0A\"#%0A"),
+              "application/uri.x%3Aa%0D%0Ab; c=\"%250D%250A\"; URI-Fragment=\"%250A\"");
+    EXPECT_EQ(uri2ct(std::string("x:a\r\nb?MIME-Type=\"text/plain\""),
+                     mapping_options{.controlled = false}),
+              "application/uri.x%3Aa%0D%0Ab; MIME-Type=\"text%2Fplain\"");
+}
+
+TEST(Cturi, ControlCharNeverInUri) {
+    auto r = ct_to_uri("application/uri.http%3A%2F%2Fx%2Fa%0Ab");
+    EXPECT_FALSE(r.ok()) << r.value.text;
+    EXPECT_EQ(r.error, "control_char");
+    EXPECT_NE(r.message.find("0x0A (LF) at offset 10"), std::string::npos) << r.message;
+    static constexpr char hex[] = "0123456789ABCDEF";
+    for (int c = 0; c < 0x80; ++c) {
+        if (c >= 0x20 && c < 0x7f) continue;
+        SCOPED_TRACE(c);
+        // HTAB too: no URI holds white space.
+        std::string esc = {'%', hex[c >> 4], hex[c & 15]};
+        for (const std::string& ct :
+             {"application/uri.http%3A%2F%2Fx%2F" + esc,           // closure: the subtype
+              "text/uri.x%3Ay; a=\"" + esc + "\"",                 // a parameter value
+              "text/uri.x%3Ay; a" + esc + "=1",                    // a parameter name
+              "text/uri.x%3Ay; URI-Fragment=" + esc,               // the fragment
+              "text/plain; URI-Body=\"x:y\"; a=\"1" + esc + "\"",  // controlled
+              "text/plain; URI-Body=\"x:y\"; URI-Fragment=" + esc}) {
+            auto got = ct_to_uri(ct);
+            EXPECT_FALSE(got.ok()) << ct << " -> " << got.value.text;
+            EXPECT_EQ(got.error, "control_char") << ct;
+            EXPECT_FALSE(got.message.empty());
+        }
+    }
+    // Raw white space inside quoted values, and a URI-Body holding it.
+    EXPECT_EQ(ct_to_uri("text/uri.x%3Ay; a=\"1\t2\"").error, "control_char");
+    EXPECT_EQ(ct_to_uri("text/plain; URI-Body=\"x:y\tz\"").error, "control_char");
+    // Basic mapping (§2.1) encodes them: nothing to refuse.
+    EXPECT_EQ(ct2uri("text/plain; a=\"%0D%0A\t\""), "ContentType:text/plain?a=\"%250D%250A%09\"");
+    // A control character is refused only where decoding makes one: %25 0A is "%0A".
+    EXPECT_EQ(ct2uri("text/uri.x%3Ay%250A; a=\"%250D\""), "x:y%0A?a=\"%0D\"");
+}
+
+// --- closure never loses a query pair (CTURI-1.3.1) -----------------------------------------
+
+TEST(Cturi, CTURI_1_3_1_RepeatedOrReservedQueryNamesStayInTheSubtype) {
+    struct row {
+        std::string_view uri, ct;
+    };
+    for (const row& r : std::initializer_list<row>{
+             // A name twice: the Content-Type parser would keep the first one only.
+             {"http://x/?a=1&a=2", "application/uri.http%3A%2F%2Fx%2F%3Fa%3D1&a%3D2"},
+             {"http://x/?a=\"1\"&A=\"2\"",
+              "application/uri.http%3A%2F%2Fx%2F%3Fa%3D%221%22&A%3D%222%22"},
+             // URI-Fragment is the mapping's own: closure would make it the fragment.
+             {"http://x/?URI-Fragment=q#f",
+              "application/uri.http%3A%2F%2Fx%2F%3FURI-Fragment%3Dq; URI-Fragment=\"f\""},
+             {"http://x/?uri-fragment=\"q\"",
+              "application/uri.http%3A%2F%2Fx%2F%3Furi-fragment%3D%22q%22"},
+             // MIME-Type twice, neither one a media type.
+             {"http://x/?MIME-Type=\"a\"&mime-type=\"b\"",
+              "application/uri.http%3A%2F%2Fx%2F%3FMIME-Type%3D%22a%22&mime-type%3D%22b%22"},
+             // Controlled mapping: a URI-Body, a URI-Fragment or a name twice among the other
+             // pairs. Basic mapping applies, and keeps them as it can.
+             {"http://x/?MIME-Type=\"a/b\"&URI-Body=\"z\"",
+              "application/uri.http%3A%2F%2Fx%2F; MIME-Type=\"a%2Fb\"; URI-Body=\"z\""},
+             {"http://x/?MIME-Type=\"a/b\"&uri-body=\"z\"",
+              "application/uri.http%3A%2F%2Fx%2F; MIME-Type=\"a%2Fb\"; uri-body=\"z\""},
+             {"http://x/?MIME-Type=\"a/b\"&c=\"1\"&C=\"2\"",
+              "application/"
+              "uri.http%3A%2F%2Fx%2F%3FMIME-Type%3D%22a%2Fb%22&c%3D%221%22&C%3D%222%22"},
+             {"http://x/?MIME-Type=\"a/b\"&URI-Fragment=\"q\"#f",
+              "application/uri.http%3A%2F%2Fx%2F%3FMIME-Type%3D%22a%2Fb%22&URI-Fragment%3D%22q%22; "
+              "URI-Fragment=\"f\""},
+             {"http://x/?MIME-Type=\"a/b\"&mime-type=\"c\"&Mime-Type=\"d\"",
+              "application/"
+              "uri.http%3A%2F%2Fx%2F%3FMIME-Type%3D%22a%2Fb%22&mime-type%3D%22c%22&Mime-Type%3D%"
+              "22d%22"},
+         }) {
+        SCOPED_TRACE(r.uri);
+        std::vector<diagnostic> diags;
+        auto ct = uri_to_ct(r.uri, {}, &diags);
+        ASSERT_TRUE(ct.ok()) << ct.error;
+        EXPECT_EQ(ct.value.text, r.ct);
+        EXPECT_EQ(ct.value.rule, mapping_rule::basic);
+        auto back = ct_to_uri(ct.value.text);
+        ASSERT_TRUE(back.ok()) << back.error;
+        EXPECT_EQ(back.value.rule, mapping_rule::closure);
+        EXPECT_EQ(back.value.text, r.uri);
+    }
+    // Distinct names, and one repeated MIME-Type (CTURI-3.5), still make parameters.
+    EXPECT_EQ(uri2ct("http://x/?a=1&b=2&URI-Body=3"),
+              "application/uri.http%3A%2F%2Fx%2F; a=\"1\"; b=\"2\"; URI-Body=\"3\"");
+    EXPECT_EQ(uri_to_ct("http://x/?MIME-Type=\"a/b\"&mime-type=\"c\"").value.rule,
+              mapping_rule::controlled);
+}
+
+// --- linear in the number of parameters ---------------------------------------------------
+
+TEST(Cturi, ManyParametersAreLinear) {
+    // 40,000 parameters used to take seconds (each name's spelling looked up from the start).
+    // No timing assertion: it must just finish.
+    constexpr int n = 40000;
+    std::string ct = "application/uri.http%3A%2F%2Fx";
+    std::string want = "http://x";
+    for (int i = 0; i < n; ++i) {
+        std::string k = std::to_string(i);
+        ct += "; P";
+        ct += k;
+        ct += "=\"";
+        ct += k;
+        ct += '"';
+        want += i == 0 ? '?' : '&';
+        want += 'P';
+        want += k;
+        want += "=\"";
+        want += k;
+        want += '"';
+    }
+    auto uri = ct_to_uri(ct);
+    ASSERT_TRUE(uri.ok()) << uri.error;
+    EXPECT_EQ(uri.value.rule, mapping_rule::closure);
+    EXPECT_TRUE(uri.value.text == want);
+    // And back: 40,000 query pairs, names checked for repeats once each.
+    auto back = uri_to_ct(uri.value.text);
+    ASSERT_TRUE(back.ok()) << back.error;
+    EXPECT_TRUE(back.value.text.starts_with("application/uri.http%3A%2F%2Fx; P0=\"0\"; P1=\"1\""));
+    EXPECT_TRUE(back.value.text.ends_with("; P39999=\"39999\""));
+    // Controlled mapping reads the spellings the same way (fewer parameters: the
+    // Content-Type parser's own duplicate check is what costs here).
+    std::string few = ct.substr(ct.find(';'), ct.find("; P4000=") - ct.find(';'));
+    auto ctl = ct_to_uri("text/plain; URI-Body=\"http://x\"" + few);
+    ASSERT_TRUE(ctl.ok()) << ctl.error;
+    EXPECT_EQ(ctl.value.rule, mapping_rule::controlled);
+    EXPECT_TRUE(ctl.value.text.starts_with("http://x?MIME-Type=\"text/plain\"&P0=\"0\"&P1="));
+    EXPECT_TRUE(ctl.value.text.ends_with("&P3999=\"3999\""));
 }
 
 }  // namespace

@@ -42,13 +42,15 @@ std::string url_encode_id(std::string_view id);
 
 /// CID-9: `cid:foo4%25foo1@bar.net` -> `<foo4%foo1@bar.net>`.
 ///
-/// Removes the scheme (any case), %-decodes every `%hh` (hex in any case) and encloses the
-/// result in `<` `>`. A URL whose whole id is enclosed in `<` `>` (RFC 2111-era form) is
-/// accepted without them and reported (`cid_url_with_brackets`, warning, CID-2). Errors:
-/// `wrong_scheme` (not `cid:`), `empty_id`, `bad_percent_escape` (`%` not followed by two
-/// hex digits), `invalid_url_char` (an octet no URL may contain: SP, CTL, 8-bit, `"`, `<`,
-/// `>`, `\`, `^`, backquote, `{`, `|`, `}`), `control_char_in_id` (an escape decodes to a
-/// CTL or DEL, which would end up in a header, e.g. CR LF).
+/// Removes the scheme (any case) and a `#fragment` (from the first literal `#`: RFC 3986
+/// §3.5, a fragment is not part of the id; a `#` inside an id is written `%23`), %-decodes
+/// every `%hh` (hex in any case) and encloses the result in `<` `>`. The fragment is
+/// neither decoded nor checked. A URL whose whole id is enclosed in `<` `>` (RFC 2111-era
+/// form) is accepted without them and reported (`cid_url_with_brackets`, warning, CID-2).
+/// Errors: `wrong_scheme` (not `cid:`), `empty_id` (also `cid:#x`), `bad_percent_escape`
+/// (`%` not followed by two hex digits), `invalid_url_char` (an octet no URL may contain:
+/// SP, CTL, 8-bit, `"`, `<`, `>`, `\`, `^`, backquote, `{`, `|`, `}`), `control_char_in_id`
+/// (an escape decodes to a CTL or DEL, which would end up in a header, e.g. CR LF).
 result<std::string> cid_to_content_id(std::string_view url,
                                       std::vector<diagnostic>* diags = nullptr);
 
@@ -69,7 +71,8 @@ struct mid_ids {
 
 /// CID-4, CID-11: `mid:m@x/c@y` -> (`<m@x>`, `<c@y>`); `mid:m@x` -> (`<m@x>`, "").
 ///
-/// Splits at the first literal `/` (an escaped `%2F` belongs to an id), then converts each
+/// Drops a `#fragment` (from the first literal `#`, so a `/` after it separates nothing),
+/// splits at the first literal `/` (an escaped `%2F` belongs to an id), then converts each
 /// half as `cid_to_content_id` does. Errors as there, plus `extra_slash` (a second literal
 /// `/`) and `empty_id` for an empty half (`mid:/c@x`, `mid:m@x/`).
 result<mid_ids> mid_to_ids(std::string_view url, std::vector<diagnostic>* diags = nullptr);

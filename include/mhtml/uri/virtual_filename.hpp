@@ -44,7 +44,8 @@ struct filename_request {
 ///   counter 1, 2, ... appended to the base, replacing its end when the base would pass 8
 ///   characters (`logo` -> `logo1`, `f2019rep` -> `f2019re1`, `con` -> `con1`).
 ///
-/// Names stay valid for fewer than 10^7 requests sharing one base and extension.
+/// Names stay valid for fewer than 10^7 requests sharing one base and extension. Each base
+/// and extension keeps its next counter, so many requests with one URL cost linear time.
 std::vector<std::string> make_virtual_filenames(const std::vector<filename_request>& resources);
 
 /// A 1-3 character extension for a Content-Type (parameters and case ignored), or "" when
