@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/header.hpp"
@@ -167,16 +169,20 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         std::string value;
     };
     std::vector<std::pair<std::string, std::vector<piece>>> groups;
+    // Names seen so far, hashed so that a field with thousands of parameters stays linear.
+    std::unordered_set<std::string> plain_names;
+    std::unordered_map<std::string, std::size_t> group_of;  // base name -> index in groups
     for (raw_param& p : raw) {
         std::string_view n = p.name;
         std::size_t star = n.find('*');
         if (star == std::string_view::npos) {
-            if (out.find(n) ||
-                std::any_of(groups.begin(), groups.end(), [&](auto& g) { return g.first == n; })) {
+            std::string name(n);
+            if (plain_names.count(name) || group_of.count(name)) {
                 issues.duplicate_parameter = true;  // the first occurrence wins, as in GMime
                 continue;
             }
-            items.push_back({std::string(n), p.value, p.value, {}, {}, false});
+            plain_names.insert(name);
+            items.push_back({std::move(name), p.value, p.value, {}, {}, false});
             continue;
         }
         std::string base(n.substr(0, star));
@@ -196,13 +202,9 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
             pc.index = idx;
             pc.extended = ext;
         }
-        auto g =
-            std::find_if(groups.begin(), groups.end(), [&](auto& x) { return x.first == base; });
-        if (g == groups.end()) {
-            groups.push_back({base, {}});
-            g = groups.end() - 1;
-        }
-        g->second.push_back(std::move(pc));
+        auto [slot, fresh] = group_of.try_emplace(base, groups.size());
+        if (fresh) groups.push_back({base, {}});
+        groups[slot->second].second.push_back(std::move(pc));
     }
     for (auto& group : groups) {
         const std::string& name =
@@ -242,8 +244,9 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
             prm.value = octets;
         }
         // RFC 2231 §4: if both forms are present the extended one is preferred.
-        auto old = std::find_if(items.begin(), items.end(),
-                                [&](const parameter& x) { return x.name == name; });
+        auto old = plain_names.count(name)
+                       ? std::find_if(items.begin(), items.end(), [&](const parameter& x) { return x.name == name; })
+                       : items.end();
         if (old != items.end()) {
             *old = std::move(prm);
         } else {

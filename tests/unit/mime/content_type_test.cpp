@@ -139,3 +139,27 @@ TEST(MsgId, AngleBracketsOptional_Rfc5322_3_6_4) {
 
 }  // namespace
 }  // namespace mhtml::mime
+
+namespace {
+
+TEST(ContentType, ThousandsOfParametersStayLinear) {
+    // Duplicate detection and RFC 2231 grouping are hashed: 80,000 parameters (plain and
+    // continued) parse in about a tenth of a second instead of minutes.
+    std::string v = "text/plain";
+    for (int i = 0; i < 40000; ++i) {
+        v += "; a";
+        v += std::to_string(i);
+        v += "=x; b";
+        v += std::to_string(i);
+        v += "*0=y";
+    }
+    v += "; a7=dup";
+    mhtml::mime::value_issues issues;
+    auto ct = mhtml::mime::parse_content_type(v, issues);
+    EXPECT_EQ(ct.params.items().size(), 80000u);
+    EXPECT_TRUE(issues.duplicate_parameter);
+    EXPECT_EQ(ct.param("a7").value_or(""), "x");
+    EXPECT_EQ(ct.param("b39999").value_or(""), "y");
+}
+
+}  // namespace
