@@ -12,33 +12,6 @@ namespace mhtml::mime {
 
 namespace {
 
-// RFC 2045 §5.1: token := 1*<any (US-ASCII) CHAR except SPACE, CTLs, or tspecials>
-constexpr bool is_tspecial(char c) noexcept {
-    switch (c) {
-        case '(':
-        case ')':
-        case '<':
-        case '>':
-        case '@':
-        case ',':
-        case ';':
-        case ':':
-        case '\\':
-        case '"':
-        case '/':
-        case '[':
-        case ']':
-        case '?':
-        case '=':
-            return true;
-        default:
-            return false;
-    }
-}
-constexpr bool is_token_char(char c) noexcept {
-    auto u = static_cast<unsigned char>(c);
-    return u > 0x20 && u < 0x7f && !is_tspecial(c);
-}
 constexpr bool is_space(char c) noexcept {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }

@@ -1,4 +1,5 @@
 #include "mhtml/uri/content_type_uri.hpp"
+#include "mhtml/uri/reference.hpp"
 
 #include <initializer_list>
 #include <optional>
@@ -18,44 +19,15 @@ using text::iequals;
 using text::percent_decode;
 using text::scheme_length;
 
+using mime::is_token;
+using mime::is_token_char;
+using mime::is_tspecial;
+
 constexpr std::string_view contenttype_scheme = "ContentType";
 constexpr std::string_view uri_body_name = "URI-Body";
 constexpr std::string_view uri_fragment_name = "URI-Fragment";
 constexpr std::string_view mime_type_name = "MIME-Type";
 
-// RFC 2045 §5.1: token := 1*<any (US-ASCII) CHAR except SPACE, CTLs, or tspecials>
-constexpr bool is_tspecial(char c) noexcept {
-    switch (c) {
-        case '(':
-        case ')':
-        case '<':
-        case '>':
-        case '@':
-        case ',':
-        case ';':
-        case ':':
-        case '\\':
-        case '"':
-        case '/':
-        case '[':
-        case ']':
-        case '?':
-        case '=':
-            return true;
-        default:
-            return false;
-    }
-}
-constexpr bool is_token_char(char c) noexcept {
-    auto u = static_cast<unsigned char>(c);
-    return u > 0x20 && u < 0x7f && !is_tspecial(c);
-}
-bool is_token(std::string_view s) noexcept {
-    if (s.empty()) return false;
-    for (char c : s)
-        if (!is_token_char(c)) return false;
-    return true;
-}
 std::size_t token_end(std::string_view s, std::size_t i) noexcept {
     while (i < s.size() && is_token_char(s[i])) ++i;
     return i;
@@ -384,20 +356,18 @@ struct uri_parts {
 };
 
 uri_parts split_uri(std::string_view u) noexcept {
+    const reference_parts r = split_reference(u);
+    auto at = [&](std::string_view piece) { return static_cast<std::size_t>(piece.data() - u.data()); };
     uri_parts p;
-    std::size_t hash = u.find('#');
-    if (hash != std::string_view::npos) {
-        p.fragment = u.substr(hash + 1);
-        p.fragment_offset = hash;
-        u = u.substr(0, hash);
+    p.body = u.substr(0, at(r.path) + r.path.size());
+    if (r.has_query) {
+        p.query = r.query;
+        p.query_offset = at(r.query);
     }
-    std::size_t q = u.find('?');
-    if (q != std::string_view::npos) {
-        p.query = u.substr(q + 1);
-        p.query_offset = q + 1;
-        u = u.substr(0, q);
+    if (r.has_fragment) {
+        p.fragment = r.fragment;
+        p.fragment_offset = at(r.fragment) - 1;  // the '#'
     }
-    p.body = u;
     return p;
 }
 

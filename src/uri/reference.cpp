@@ -95,15 +95,21 @@ void append_path_without_dots(std::string& out, std::string_view in) {
     }
 }
 
-void recompose_tail(std::string& out, const reference_parts& r) {
-    if (r.has_query) {
+// §5.3: "?" query and "#" fragment, each when it is defined.
+void append_tail(std::string& out, bool has_query, std::string_view query, bool has_fragment,
+                 std::string_view fragment) {
+    if (has_query) {
         out += '?';
-        out += r.query;
+        out += query;
     }
-    if (r.has_fragment) {
+    if (has_fragment) {
         out += '#';
-        out += r.fragment;
+        out += fragment;
     }
+}
+
+void recompose_tail(std::string& out, const reference_parts& r) {
+    append_tail(out, r.has_query, r.query, r.has_fragment, r.fragment);
 }
 
 
@@ -231,10 +237,7 @@ std::optional<base_uri> base_uri::make(std::string_view text) {
         b.text_ += p.authority;
     }
     b.text_ += p.path;
-    if (p.has_query) {
-        b.text_ += '?';
-        b.text_ += p.query;
-    }
+    append_tail(b.text_, p.has_query, p.query, false, {});
     b.split();
     return b;
 }
@@ -267,15 +270,12 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
         out += b.authority;
     }
     if (r.path.empty()) {
-        out += b.path;
-        if (r.has_query) {
-            out += '?';
-            out += r.query;
-        } else if (b.has_query) {
-            out += '?';
-            out += b.query;
-        }
-    } else {
+        out += b.path;  // and the reference's query if it has one, else the base's
+        const reference_parts& q = r.has_query ? r : b;
+        append_tail(out, q.has_query, q.query, r.has_fragment, r.fragment);
+        return;
+    }
+    {
         if (r.path[0] == '/') {
             append_path_without_dots(out, r.path);
         } else {
@@ -291,14 +291,7 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
             merged += r.path;
             append_path_without_dots(out, merged);
         }
-        if (r.has_query) {
-            out += '?';
-            out += r.query;
-        }
-    }
-    if (r.has_fragment) {
-        out += '#';
-        out += r.fragment;
+        recompose_tail(out, r);
     }
 }
 

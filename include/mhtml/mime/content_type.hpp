@@ -16,6 +16,25 @@
 
 namespace mhtml::mime {
 
+/// RFC 2045 §5.1 tspecials, and token characters (US-ASCII CHAR except SPACE, CTLs and
+/// tspecials).
+constexpr bool is_tspecial(char c) noexcept {
+    for (char t : {'(', ')', '<', '>', '@', ',', ';', ':', '\\', '"', '/', '[', ']', '?', '='})
+        if (c == t) return true;
+    return false;
+}
+constexpr bool is_token_char(char c) noexcept {
+    auto u = static_cast<unsigned char>(c);
+    return u > 0x20 && u < 0x7f && !is_tspecial(c);
+}
+/// A non-empty run of token characters.
+constexpr bool is_token(std::string_view s) noexcept {
+    if (s.empty()) return false;
+    for (char c : s)
+        if (!is_token_char(c)) return false;
+    return true;
+}
+
 struct parameter {
     std::string name;   ///< lower-case, without the RFC 2231 `*` / `*N*` suffix
     std::string value;  ///< quoted-pairs removed; RFC 2231 pieces joined and converted to UTF-8
