@@ -110,7 +110,11 @@ void check_mapping(std::string_view s) {
         // What basic mapping writes, the closure reads back (CTURI-2.4, CTURI-2.3).
         if (auto u = ct_to_uri(s, o, &diags); u && u.value.rule == mapping_rule::basic)
             MHTML_CHECK(uri_to_ct(u.value.text, o, &diags).ok());
-        if (auto t = uri_to_ct(s, o, &diags); t && t.value.rule == mapping_rule::basic)
+        // A URI with raw control octets is mapped (CTURI-4.1 encodes them), but the closure
+        // never writes control octets into a URI, so only clean URIs must come back.
+        bool has_ctl = false;
+        for (char c : s) has_ctl |= static_cast<unsigned char>(c) < 0x20 || c == 0x7F;
+        if (auto t = uri_to_ct(s, o, &diags); t && t.value.rule == mapping_rule::basic && !has_ctl)
             MHTML_CHECK(ct_to_uri(t.value.text, o, &diags).ok());
     }
 }

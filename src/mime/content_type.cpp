@@ -159,6 +159,10 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
             continue;
         }
         std::string base(n.substr(0, star));
+        if (base.empty()) {  // "*=..." names no parameter
+            issues.bad_parameter = true;
+            continue;
+        }
         std::string_view rest = n.substr(star + 1);
         piece pc{0, false, std::move(p.value)};
         if (rest.empty()) {

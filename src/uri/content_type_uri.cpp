@@ -511,7 +511,10 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
         }
     }
 
-    // §2.1.
+    // §2.1. A value with control characters (other than HTAB) could not be mapped back:
+    // the closure refuses to put them into a Content-Type, so refuse them here as well.
+    for (const auto& p : ct.params.items())
+        if (auto e = check_ctl(p.value, ctl_target::content_type, "the value of parameter ", p.name)) return *e;
     return result<mapping>::success(basic_ct_to_uri(ct));
 }
 

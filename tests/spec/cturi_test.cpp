@@ -612,6 +612,18 @@ TEST(Cturi, CTURI_5_2_ControlledParametersDoNotBreakTheParser) {
 
 // --- control characters: header injection through one level of %-decoding ------------------
 
+TEST(Cturi, BasicMappingRefusesValuesItCouldNotMapBack) {
+    // A NUL (or another CTL but HTAB) in a parameter value: basic mapping would %-encode it,
+    // and the closure would refuse to decode it into a Content-Type; refused up front
+    // (found by fuzz_uri).
+    auto r = ct_to_uri(std::string("text/plain; charset=\"u\0x\"", 25));
+    EXPECT_FALSE(r.ok()) << r.value.text;
+    EXPECT_EQ(r.error, "control_char");
+    auto tab = ct_to_uri("text/plain; a=\"x\ty\"");
+    ASSERT_TRUE(tab.ok()) << tab.message;
+    EXPECT_TRUE(uri_to_ct(tab.value.text).ok());
+}
+
 TEST(Cturi, ControlCharNeverInContentType) {
     // Closure (§2.4) decodes values one level: %0D%0A would end the field and add one.
     std::vector<diagnostic> diags;

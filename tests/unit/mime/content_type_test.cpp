@@ -142,6 +142,16 @@ TEST(MsgId, AngleBracketsOptional_Rfc5322_3_6_4) {
 
 namespace {
 
+TEST(ContentType, StarAloneNamesNoParameter) {
+    // "*=" (RFC 2231 syntax with an empty name) is malformed, not a parameter named ""
+    // (found by fuzz_uri through the Content-Type <-> URI mapping).
+    mhtml::mime::value_issues issues;
+    auto ct = mhtml::mime::parse_content_type("text/plain; *=\"x\"; *0=y; a=b", issues);
+    EXPECT_TRUE(issues.bad_parameter);
+    ASSERT_EQ(ct.params.items().size(), 1u);
+    EXPECT_EQ(ct.params.items()[0].name, "a");
+}
+
 TEST(ContentType, ThousandsOfParametersStayLinear) {
     // Duplicate detection and RFC 2231 grouping are hashed: 80,000 parameters (plain and
     // continued) parse in about a tenth of a second instead of minutes.
