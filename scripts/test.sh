@@ -56,7 +56,10 @@ echo "fuzz: $fuzz_pass passed, $fuzz_fail failed"
 
 step "Install and consume (find_package and pkg-config)"
 prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
 cmake --install "$root/build/release" --prefix "$prefix" >/dev/null
+# A fresh consumer build each time: a cached mhtml_DIR would find an older install.
+rm -rf "$root/build/install-consumer"
 cmake -S "$root/tests/install" -B "$root/build/install-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$root/build/install-consumer" -j"$jobs"
 "$root/build/install-consumer/consumer" "$root/samples/chromium__page_with_image_ie.mht"
