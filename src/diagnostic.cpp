@@ -68,8 +68,19 @@ constexpr std::array code_names{
     "matched_after_normalisation",
     "cid_matched_content_location",
     "header_uri_trailing_text",
+    "start_not_found",
+    "start_unbracketed",
+    "start_inside_alternative",
+    "related_type_missing",
+    "related_type_mismatch",
+    "root_not_first_part",
+    "no_html_alternative",
+    "related_without_parts",
+    "content_base_not_absolute",
+    "legacy_method_indicator",
+    "matched_in_enclosing_related",
 };
-static_assert(code_names.size() == std::size_t(diag_code::header_uri_trailing_text) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::matched_in_enclosing_related) + 1,
               "every diag_code needs a name");
 }  // namespace
 

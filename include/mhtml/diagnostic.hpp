@@ -91,6 +91,18 @@ enum class diag_code : std::uint16_t {
     matched_after_normalisation,
     cid_matched_content_location,
     header_uri_trailing_text,
+    // aggregate documents (archive/)
+    start_not_found,
+    start_unbracketed,
+    start_inside_alternative,
+    related_type_missing,
+    related_type_mismatch,
+    root_not_first_part,
+    no_html_alternative,
+    related_without_parts,
+    content_base_not_absolute,
+    legacy_method_indicator,
+    matched_in_enclosing_related,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
