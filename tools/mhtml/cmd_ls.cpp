@@ -8,6 +8,7 @@
 
 #include "commands.hpp"
 #include "json.hpp"
+#include "mhtml/archive/aggregate.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 
@@ -90,6 +91,12 @@ int run_ls(const ls_options& o) {
     }
     bool errors = false;
     for (const diagnostic& d : diags) errors |= d.sev == severity::error;
+    // The aggregate view: roots, base URIs, resolved Content-Locations (its own findings are
+    // for `mhtml check`; ls reports how the MIME was read).
+    const archive::aggregate agg = archive::aggregate::build(doc);
+    std::vector<bool> is_root(doc.size(), false);
+    for (const auto& rs : agg.related())
+        if (rs.root.root) is_root[rs.root.root->index()] = true;
 
     std::string out;
     if (o.json) {
@@ -138,6 +145,13 @@ int run_ls(const ls_options& o) {
             p.is_leaf() ? w.number(pi.decoded_size) : w.null();
             w.key("leaf");
             w.boolean(p.is_leaf());
+            const archive::entity_info& ai = agg.info(p);
+            w.key("root");
+            w.boolean(is_root[p.index()]);
+            w.key("base");
+            w.string(ai.base);
+            w.key("resolved_location");
+            ai.location ? w.string(*ai.location) : w.null();
             if (o.hash && p.is_leaf()) {
                 w.key("sha256");
                 w.string(pi.sha256);
@@ -161,8 +175,8 @@ int run_ls(const ls_options& o) {
         for (const part_info& pi : infos) {
             const mime::part_view& p = pi.part;
             const auto& ct = p.content_type();
-            std::string path =
-                std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path());
+            std::string path = std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path()) +
+                               (is_root[p.index()] ? "*" : "");
             std::string details;
             for (const char* key : {"charset", "type", "start", "boundary"}) {
                 if (auto v = ct.param(key))
@@ -172,6 +186,8 @@ int run_ls(const ls_options& o) {
             if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn) + "\" ";
             if (auto cid = p.content_id()) details += "id=<" + printable(*cid) + "> ";
             if (auto loc = p.content_location()) details += "location=" + printable(*loc) + ' ';
+            if (const auto& resolved = agg.info(p).location; resolved && *resolved != p.content_location())
+                details += "resolved=" + printable(*resolved) + ' ';
             std::string decoded = p.is_leaf() ? std::to_string(pi.decoded_size) : "-";
             std::snprintf(line, sizeof line, "%-12s %-32s %-16s %10llu %10s  ", path.c_str(),
                           printable(ct.essence(), 32).c_str(),
@@ -217,6 +233,8 @@ runner add_ls_command(CLI::App& app) {
     cmd->footer(
         "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"
         "1.2 the second part inside part 1; the message inside a message/rfc822 part P is P.1.\n"
+        "A '*' after a path marks the root of a multipart/related (the part a viewer shows first);\n"
+        "resolved= is the Content-Location resolved as MHTML does (JSON: root, base, resolved_location).\n"
         "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O "
         "failure.\n"
         "\n"

@@ -6,7 +6,9 @@
 
 #include "commands.hpp"
 #include "json.hpp"
+#include "mhtml/archive/aggregate.hpp"
 #include "mhtml/html/scan.hpp"
+#include "mhtml/mime/document.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/uri/reference.hpp"
 
@@ -18,6 +20,8 @@ struct refs_options {
     std::string file;
     bool css = false;
     bool html = false;
+    bool archive = false;
+    bool strict = false;
     bool json = false;
     std::string base;
     bool use_document_base = true;
@@ -40,6 +44,117 @@ std::string printable(std::string_view s) {
     return out;
 }
 
+// A MIME message starts with a header block that has a Content-Type or MIME-Version field
+// (or is a "From " mbox line); HTML and CSS do not start with "Name: value" lines.
+bool looks_like_mime(std::string_view s) {
+    if (s.starts_with("From ")) return true;
+    std::size_t end = s.find("\n\n");
+    std::size_t crlf = s.find("\r\n\r\n");
+    end = std::min(end, crlf);
+    std::string_view head = s.substr(0, std::min<std::size_t>(end, 65536));
+    std::size_t colon = head.find(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    for (std::size_t i = 0; i < colon; ++i) {
+        char c = head[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-')) return false;
+    }
+    std::string lower(head);
+    for (char& c : lower)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+    return lower.find("content-type:") != std::string::npos || lower.find("mime-version:") != std::string::npos;
+}
+
+// Every reference in every document part of an archive, resolved as MHTML does.
+int run_archive_refs(const refs_options& o, input_buffer&& in) {
+    auto doc = mime::document::parse(std::move(in));
+    archive::aggregate_options options;
+    options.strict = o.strict;
+    auto agg = archive::aggregate::build(doc, options);
+    std::string out;
+    json_writer w(out);
+    if (o.json) w.begin_array();
+    std::size_t total = 0, external = 0, resolved_count = 0;
+    std::string text;
+    for (auto p : doc.parts()) {
+        if (archive::document_type_of(p) == archive::document_type::none) continue;
+        std::string body;
+        p.decode_to(body);
+        auto scan = archive::document_type_of(p) == archive::document_type::css
+                        ? html::scan_style_sheet(body)
+                        : html::scan_html(body, archive::document_type_of(p) == archive::document_type::svg);
+        for (std::size_t i = 0; i < scan.refs.size(); ++i) {
+            const auto& r = scan.refs[i];
+            archive::resolution res;
+            if (r.kind == html::ref_kind::base) {
+                res.resolved = agg.info(p).has_html_base && scan.base == i ? agg.info(p).base : r.url;
+            } else {
+                res = agg.resolve(p, r.url);
+            }
+            ++total;
+            if (res.target) {
+                ++resolved_count;
+            } else if (!res.same_document && r.kind != html::ref_kind::base) {
+                ++external;
+            }
+            if (o.json) {
+                w.begin_object();
+                w.key("part");
+                w.string(p.path());
+                w.key("kind");
+                w.string(html::kind_name(r.kind));
+                w.key("element");
+                w.string(r.element);
+                w.key("attribute");
+                w.string(r.attribute);
+                w.key("offset");
+                w.number(r.offset);
+                w.key("length");
+                w.number(r.length);
+                w.key("raw");
+                w.string(std::string_view(body).substr(r.offset, r.length));
+                w.key("url");
+                w.string(r.url);
+                w.key("resolved");
+                w.string(res.resolved);
+                w.key("target");
+                res.target ? w.string(res.target->path()) : w.null();
+                w.key("same_document");
+                w.boolean(res.same_document);
+                w.end_object();
+            } else {
+                std::string where = r.element.empty() ? "css" : r.element;
+                if (!r.attribute.empty()) {
+                    where += '@';
+                    where += r.attribute;
+                }
+                text += (p.path().empty() ? "." : p.path());
+                text += '\t';
+                text += std::to_string(r.offset);
+                text += '\t';
+                text += html::kind_name(r.kind);
+                text += '\t';
+                text += where;
+                text += '\t';
+                text += printable(std::string_view(body).substr(r.offset, r.length));
+                text += "\t-> ";
+                text += res.target ? "part " + (res.target->path().empty() ? std::string(".") : res.target->path())
+                        : res.same_document ? std::string("same document")
+                                            : "external " + printable(res.resolved);
+                text += '\n';
+            }
+        }
+    }
+    if (o.json) {
+        w.end_array();
+        std::cout << out << '\n';
+    } else {
+        std::cout << (o.file == "-" ? "standard input" : o.file) << ": " << total << " references, "
+                  << resolved_count << " to parts, " << external << " external\n"
+                  << text;
+    }
+    return exit_ok;
+}
+
 int run_refs(const refs_options& o) {
     std::error_code ec;
     input_buffer in = input_buffer::open(o.file, ec);
@@ -48,6 +163,7 @@ int run_refs(const refs_options& o) {
                   << ec.message() << '\n';
         return exit_usage;
     }
+    if (o.archive || (!o.css && !o.html && looks_like_mime(in.bytes()))) return run_archive_refs(o, std::move(in));
     const bool css = o.css || (!o.html && (ends_with_ci(o.file, ".css")));
     const bool svg = !o.css && !o.html && ends_with_ci(o.file, ".svg");
     html::scan_result scan = css ? html::scan_style_sheet(in.bytes()) : html::scan_html(in.bytes(), svg);
@@ -123,9 +239,13 @@ int run_refs(const refs_options& o) {
 runner add_refs_command(CLI::App& app) {
     auto o = std::make_shared<refs_options>();
     CLI::App* cmd = app.add_subcommand("refs", "list the URI references in an HTML document or a style sheet");
-    cmd->add_option("file", o->file, "HTML, SVG or CSS file, or - for standard input")->required();
+    cmd->add_option("file", o->file, "an archive (.mhtml, .mht, .eml), an HTML, SVG or CSS file, or - for standard input")
+        ->required();
     cmd->add_flag("--css", o->css, "the input is a style sheet (default: decided by the .css file name)");
     cmd->add_flag("--html", o->html, "the input is HTML whatever its name");
+    cmd->add_flag("--archive", o->archive,
+                  "the input is a MIME archive (the default when it starts with a MIME header block)");
+    cmd->add_flag("--strict", o->strict, "archives: match references to parts as RFC 2557 says, no retries");
     cmd->add_flag("--json", o->json,
                   "a JSON array of {kind, element, attribute, offset, length, raw, url, syntax[, resolved]}");
     cmd->add_option("--base", o->base, "resolve each reference against this absolute URI (and the document's <base>)");
@@ -135,7 +255,13 @@ runner add_refs_command(CLI::App& app) {
         "the raw value as written (character references and CSS escapes not decoded), and with --base the\n"
         "resolved URI. --json gives the decoded value as well.\n"
         "\n"
+        "An archive lists every reference in every HTML, CSS and SVG part with what it resolves to: a\n"
+        "part (by path), the same document, or external; --json gives part, kind, element, attribute,\n"
+        "offset, length, raw, url, resolved and target (the part's path or null).\n"
+        "\n"
         "Examples:\n"
+        "  mhtml refs saved.mhtml\n"
+        "  mhtml refs --json saved.mhtml | jq '.[] | select(.target == null) | .resolved'\n"
         "  mhtml refs page.html\n"
         "  mhtml refs --json --base https://example.com/dir/ page.html\n"
         "  mhtml refs site.css\n"

@@ -34,11 +34,14 @@ int main(int argc, char** argv) {
         "  cat page.mht | mhtml ls -        read standard input\n"
         "  mhtml url resolve thismessage:/ img/a.gif   resolve a reference as MHTML does\n"
         "  mhtml refs --base https://e.example/ page.html   every link of a page, resolved\n"
+        "  mhtml refs saved.mhtml             every link of an archive and the part it names\n"
+        "  mhtml cat saved.mhtml https://e.example/a.css   the part that URI names, decoded\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
     runner url = add_url_command(app);
     runner refs = add_refs_command(app);
+    runner cat = add_cat_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -50,6 +53,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "ls") return ls();
             if (sub->get_name() == "url") return url();
             if (sub->get_name() == "refs") return refs();
+            if (sub->get_name() == "cat") return cat();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

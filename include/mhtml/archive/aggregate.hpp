@@ -1,0 +1,108 @@
+#pragma once
+/// The aggregate documents of a message (MHTML draft chapters 5, 7, 8; RFC 2557): every
+/// multipart/related structure with its root and its label index, the base URI of every
+/// entity, and the resolution of a reference found in a part to a body part or to the
+/// outside world.
+///
+/// Base URIs (chapter 5): for the body of a part, (a) the HTML `<base href>` (resolved
+/// against what the next steps give), (b) the Content-Base of its own heading, (c) its own
+/// Content-Location when that is literally absolute, (d) (b) then (c) of each enclosing
+/// heading, innermost first, (e) `thismessage:/`. A Content-Location is resolved against
+/// the base of its own heading: (b), then (d), then (e). A Content-Base that is not absolute
+/// is reported and skipped (MHT-4.3.2); `FILE:` and `CID` are method indicators, never bases
+/// (THTML-10.1).
+///
+/// Resolution (8.2, 8.3): a reference is resolved against its part's base and looked up in
+/// the label index of the part's own related structure, then of each enclosing one (RFC
+/// 2557 §7; a hit there is noted). Unless `strict`, a miss in a part whose Content-Location
+/// is relative is retried with the resolved Content-Location as base (REQUIREMENTS E-13,
+/// ambiguous).
+
+#include "mhtml/archive/root.hpp"
+#include "mhtml/diagnostic.hpp"
+#include "mhtml/html/scan.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/uri/label_index.hpp"
+#include "mhtml/uri/reference.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mhtml::archive {
+
+struct aggregate_options {
+    bool strict = false;  ///< no retries, compatibility matches or root recovery (`--strict`)
+    root_options root{};
+    /// Blink's cid: Content-Locations (uri::match_options::cid_content_location): `automatic`
+    /// turns the match on for archives Blink wrote ("From: <Saved by Blink>").
+    enum class blink_mode { automatic, on, off } blink = blink_mode::automatic;
+};
+
+/// What the layer knows about one entity.
+struct entity_info {
+    std::optional<std::string> location;  ///< the resolved Content-Location, if the heading has one
+    std::string heading_base;             ///< the base its own Content-Location resolves against
+    std::string base;                     ///< the base for its body (chapter 5, <base href> included)
+    int related = -1;                     ///< index in related() of the structure it is a body part of, or -1
+    bool has_html_base = false;           ///< the base came from a <base href> in the body
+};
+
+/// One multipart/related structure.
+struct related_structure {
+    mime::part_view part;
+    root_selection root;
+    std::vector<mime::part_view> members;  ///< its direct body parts, in order
+    uri::label_index index;
+    int parent = -1;  ///< index of the enclosing related structure, or -1
+};
+
+enum class document_type { none, html, css, svg };
+/// What a part holds that can contain URI references (MHT-1.1: HTML, and CSS and SVG too).
+document_type document_type_of(const mime::part_view& p) noexcept;
+
+struct resolution {
+    std::string resolved;                ///< the absolute URI (cid:/mid: as written)
+    std::optional<mime::part_view> target;
+    bool same_document = false;          ///< empty or fragment-only reference
+    bool lenient = false;                ///< found only by a retry or a compatibility match
+};
+
+class aggregate {
+public:
+    /// Reads every related structure and every heading of `doc` (which must outlive this).
+    static aggregate build(const mime::document& doc, const aggregate_options& options = {});
+
+    [[nodiscard]] const entity_info& info(const mime::part_view& p) const { return entities_[p.index()]; }
+    [[nodiscard]] const std::vector<related_structure>& related() const noexcept { return related_; }
+    /// The first related structure's root (the page), or the document's own root entity when
+    /// the message has no multipart/related.
+    [[nodiscard]] mime::part_view main_root() const;
+    /// Snapshot-Content-Location of the top-level heading (Chromium): the page's URL.
+    [[nodiscard]] const std::optional<std::string>& snapshot_location() const noexcept { return snapshot_; }
+    /// True when Blink wrote the archive (and its cid: Content-Locations are matched).
+    [[nodiscard]] bool blink() const noexcept { return match_.cid_content_location; }
+
+    /// Resolves `reference`, found in the body of `from`.
+    [[nodiscard]] resolution resolve(const mime::part_view& from, std::string_view reference,
+                                     std::vector<diagnostic>* diags = nullptr) const;
+
+    /// The references in a document part (HTML, CSS, SVG), decoded from its body.
+    [[nodiscard]] html::scan_result references(const mime::part_view& p) const;
+
+    /// What building found: root selection, Content-Base values, duplicate labels.
+    [[nodiscard]] const std::vector<diagnostic>& diagnostics() const noexcept { return diags_; }
+
+private:
+    const mime::document* doc_ = nullptr;
+    aggregate_options options_;
+    uri::match_options match_;
+    std::vector<entity_info> entities_;
+    std::vector<related_structure> related_;
+    std::optional<std::string> snapshot_;
+    std::vector<diagnostic> diags_;
+};
+
+}  // namespace mhtml::archive

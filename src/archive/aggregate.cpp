@@ -1,0 +1,244 @@
+#include "mhtml/archive/aggregate.hpp"
+
+#include "mhtml/uri/header_value.hpp"
+
+namespace mhtml::archive {
+
+namespace {
+
+diagnostic make_diag(severity sev, diag_code code, const mime::part_view& p, std::uint64_t offset,
+                     std::string message) {
+    return diagnostic{sev, code, p.path(), offset, std::move(message)};
+}
+
+// Concatenation by appending (GCC 12 warns falsely about "literal" + std::string).
+std::string cat(std::initializer_list<std::string_view> pieces) {
+    std::string out;
+    for (auto piece : pieces) out += piece;
+    return out;
+}
+
+// What one heading contributes to base URIs: its usable Content-Base, and its
+// Content-Location as written (extracted, not resolved).
+struct heading_values {
+    std::optional<std::string> content_base;      // absolute, not a method indicator
+    std::optional<std::string> location_text;     // extracted Content-Location
+    bool location_absolute = false;
+};
+
+heading_values read_heading(const mime::part_view& p, std::vector<diagnostic>& diags) {
+    heading_values h;
+    if (auto field = p.header("Content-Base")) {
+        std::string cb = uri::extract_header_uri(field->raw_value());
+        if (uri::is_legacy_method_indicator(cb)) {
+            diags.push_back(make_diag(severity::note, diag_code::legacy_method_indicator, p, p.offset(),
+                                      cat({"Content-Base ", cb,
+                                           " says which linking method the sender used (text/html draft 10); "
+                                           "it is not a base"})));
+        } else if (!uri::is_absolute(cb)) {
+            diags.push_back(make_diag(severity::error, diag_code::content_base_not_absolute, p, p.offset(),
+                                      cat({"Content-Base '", cb,
+                                           "' is not an absolute URI (MHT-4.3.2 MUST); not used as a base"})));
+        } else {
+            h.content_base = std::move(cb);
+        }
+    }
+    if (auto field = p.header("Content-Location")) {
+        h.location_text = uri::extract_header_uri(field->raw_value());
+        h.location_absolute = uri::is_absolute(*h.location_text);
+    }
+    return h;
+}
+
+bool is_related(const mime::part_view& p) noexcept {
+    return p.kind() == mime::entity_kind::multipart && p.content_type().is("multipart", "related");
+}
+
+}  // namespace
+
+document_type document_type_of(const mime::part_view& p) noexcept {
+    if (!p.is_leaf()) return document_type::none;
+    const auto& ct = p.content_type();
+    if (ct.is("text", "html") || ct.is("application", "xhtml+xml")) return document_type::html;
+    if (ct.is("text", "css")) return document_type::css;
+    if (ct.is("image", "svg+xml")) return document_type::svg;
+    return document_type::none;
+}
+
+aggregate aggregate::build(const mime::document& doc, const aggregate_options& options) {
+    aggregate a;
+    a.doc_ = &doc;
+    a.options_ = options;
+    a.match_.strict = options.strict;
+    const mime::part_view top = doc.root();
+    bool blink = false;
+    if (auto from = top.header("From")) blink = from->value().find("<Saved by Blink>") != std::string_view::npos;
+    if (auto snap = top.header("Snapshot-Content-Location")) a.snapshot_ = uri::extract_header_uri(snap->raw_value());
+    a.match_.cid_content_location = !options.strict && (options.blink == aggregate_options::blink_mode::on ||
+                                                        (options.blink == aggregate_options::blink_mode::automatic && blink));
+
+    const std::size_t n = doc.size();
+    a.entities_.resize(n);
+    // own_heading_base[i]: what heading i gives its body and the bodies below it: its
+    // Content-Base, else its absolute Content-Location (chapter 5 b, c).
+    std::vector<std::optional<std::string>> own_heading_base(n);
+    // inherited[i]: the first such value outward from i's parent (chapter 5 d).
+    std::vector<std::optional<std::string>> inherited(n);
+    std::vector<heading_values> headings(n);
+    const std::string fictitious(uri::fictitious_base);
+
+    for (std::size_t i = 0; i < n; ++i) {  // depth-first order: a parent comes before its children
+        mime::part_view p = doc.part(i);
+        headings[i] = read_heading(p, a.diags_);
+        const heading_values& h = headings[i];
+        if (auto parent = p.parent()) {
+            std::size_t pi = parent->index();
+            inherited[i] = own_heading_base[pi] ? own_heading_base[pi] : inherited[pi];
+        }
+        entity_info& e = a.entities_[i];
+        e.heading_base = h.content_base ? *h.content_base : inherited[i].value_or(fictitious);
+        if (h.location_text) {
+            auto base = uri::base_uri::make(e.heading_base);
+            e.location = base ? base->resolve(*h.location_text) : *h.location_text;
+        }
+        if (h.content_base) {
+            own_heading_base[i] = h.content_base;
+        } else if (h.location_absolute) {
+            own_heading_base[i] = h.location_text;
+        }
+        e.base = own_heading_base[i] ? *own_heading_base[i] : inherited[i].value_or(fictitious);
+    }
+
+    // Related structures, outer before inner; each entity belongs to the structure it is a
+    // body part of, or (below a member: an HTML part in a multipart/alternative of a related,
+    // as in HTML mail) to its parent's.
+    std::vector<int> structure_of(n, -1);  // for a multipart/related entity: its index in related_
+    for (std::size_t i = 0; i < n; ++i) {
+        mime::part_view p = doc.part(i);
+        if (auto parent = p.parent()) {
+            std::size_t pi = parent->index();
+            a.entities_[i].related = structure_of[pi] >= 0 ? structure_of[pi] : a.entities_[pi].related;
+        }
+        if (!is_related(p)) continue;
+        std::vector<mime::part_view> members = p.children();
+        std::vector<uri::part_labels> labels(members.size());
+        std::vector<std::string> paths(members.size());
+        for (std::size_t k = 0; k < members.size(); ++k) {
+            const auto& m = members[k];
+            if (auto f = m.header("Content-ID")) labels[k].content_id = f->raw_value();
+            if (auto f = m.header("Content-Location")) labels[k].content_location = f->raw_value();
+            if (auto f = m.header("Content-Base")) labels[k].content_base = f->raw_value();
+            paths[k] = m.path();
+            labels[k].path = paths[k];
+        }
+        // The children's relative Content-Locations resolve against what this heading and
+        // those outside it give (the same for every child without its own Content-Base).
+        const std::string& children_base =
+            own_heading_base[i] ? *own_heading_base[i] : inherited[i] ? *inherited[i] : fictitious;
+        auto base = uri::base_uri::make(children_base);
+        std::vector<diagnostic> index_diags;
+        related_structure rs{p, {}, members,
+                             uri::label_index(labels, base ? *base : uri::base_uri::fictitious(), &index_diags),
+                             a.entities_[i].related};
+        for (auto& d : index_diags) {
+            d.offset = p.offset();
+            a.diags_.push_back(std::move(d));
+        }
+        root_options ro = options.root;
+        ro.strict = ro.strict || options.strict;
+        ro.report_duplicate_ids = false;  // the label index reports them
+        rs.root = select_root(p, ro, &a.diags_);
+        structure_of[i] = static_cast<int>(a.related_.size());
+        a.related_.push_back(std::move(rs));
+    }
+    // <base href> of HTML parts (chapter 5 a), resolved against what steps b-e gave.
+    for (std::size_t i = 0; i < n; ++i) {
+        mime::part_view p = doc.part(i);
+        if (document_type_of(p) != document_type::html) continue;
+        html::scan_result scan = a.references(p);
+        if (!scan.base) continue;
+        auto fallback = uri::base_uri::make(a.entities_[i].base);
+        if (!fallback) continue;
+        std::string resolved = fallback->resolve(scan.refs[*scan.base].url);
+        if (uri::is_absolute(resolved)) {
+            a.entities_[i].base = std::move(resolved);
+            a.entities_[i].has_html_base = true;
+        }
+    }
+    return a;
+}
+
+mime::part_view aggregate::main_root() const {
+    if (!related_.empty() && related_.front().root.root) return *related_.front().root.root;
+    return doc_->root();
+}
+
+html::scan_result aggregate::references(const mime::part_view& p) const {
+    document_type t = document_type_of(p);
+    if (t == document_type::none) return {};
+    std::string body;
+    p.decode_to(body);
+    html::scan_result r = t == document_type::css ? html::scan_style_sheet(body) : html::scan_html(body, t == document_type::svg);
+    return r;
+}
+
+resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
+                              std::vector<diagnostic>* diags) const {
+    resolution out;
+    const entity_info& e = entities_[from.index()];
+    auto base = uri::base_uri::make(e.base);
+    const uri::base_uri b = base ? *base : uri::base_uri::fictitious();
+    std::vector<diagnostic> found;
+    int structure = e.related;
+    bool first = true;
+    while (structure >= 0) {
+        const related_structure& rs = related_[structure];
+        uri::reference_match m = rs.index.find(reference, b, match_, &found);
+        if (first) {
+            out.resolved = m.resolved;
+            out.same_document = m.same_document;
+        }
+        if (m.same_document) break;
+        if (m.part) {
+            out.target = rs.members[*m.part];
+            out.lenient = m.lenient;
+            if (!first && diags)
+                diags->push_back(make_diag(severity::note, diag_code::matched_in_enclosing_related, from, from.offset(),
+                                           cat({"'", reference,
+                                                "' names a part of an enclosing related structure (RFC 2557 7)"})));
+            break;
+        }
+        first = false;
+        structure = rs.parent;
+    }
+    if (e.related < 0) {
+        out.resolved = b.resolve(reference, &found);
+        out.same_document = uri::is_same_document(reference);
+    }
+    // REQUIREMENTS E-13: a part whose Content-Location is relative; its resolved location as
+    // the base finds what the literal chapter 5 does not.
+    if (!out.target && !out.same_document && !options_.strict && e.related >= 0 && e.location &&
+        !e.has_html_base && !uri::is_absolute(reference)) {
+        if (auto loc_base = uri::base_uri::make(*e.location); loc_base && loc_base->str() != b.str()) {
+            const related_structure& rs = related_[e.related];
+            uri::reference_match m = rs.index.find(reference, *loc_base, match_);
+            if (m.part) {
+                out.target = rs.members[*m.part];
+                out.lenient = true;
+                found.push_back(make_diag(severity::ambiguous, diag_code::matched_after_normalisation, from,
+                                          from.offset(),
+                                          cat({"'", reference,
+                                               "' matches only when resolved against the part's own relative "
+                                               "Content-Location (REQUIREMENTS E-13)"})));
+            }
+        }
+    }
+    if (diags)
+        for (auto& d : found) {
+            if (d.part_path.empty()) d.part_path = from.path();
+            diags->push_back(std::move(d));
+        }
+    return out;
+}
+
+}  // namespace mhtml::archive

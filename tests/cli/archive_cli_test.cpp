@@ -1,0 +1,63 @@
+// The archive view in the CLI: mhtml ls marks roots and shows bases and resolved
+// Content-Locations; mhtml refs on an archive resolves every reference; mhtml cat.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
+
+namespace {
+
+using mhtml::test::run_cli;
+using mhtml::test::shell_quote;
+
+std::string corpus(const char* name) { return shell_quote(std::string(MHTML_TEST_DATA) + "/corpus/" + name); }
+
+TEST(CliArchive, LsShowsRootBaseAndResolvedLocation) {
+    auto r = run_cli("ls --json " + corpus("jwz__082_mhtml_test_cbase_cloc_mixed.eml"));
+    auto j = nlohmann::json::parse(r.out);
+    auto& parts = j["parts"];
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_EQ(parts[0]["root"], false);
+    EXPECT_EQ(parts[1]["root"], true);
+    EXPECT_EQ(parts[1]["content_location"], "jwz/index.html");
+    EXPECT_EQ(parts[1]["resolved_location"], "http://www.netscape.com/people/jwz/index.html");
+    EXPECT_EQ(parts[1]["base"], "http://www.netscape.com/people/index.html");  // its own Content-Base (5 b)
+    EXPECT_TRUE(parts[0]["resolved_location"].is_null());
+    auto text = run_cli("ls " + corpus("jwz__082_mhtml_test_cbase_cloc_mixed.eml"));
+    EXPECT_NE(text.out.find(" 1*"), std::string::npos);
+    EXPECT_NE(text.out.find("resolved=http://www.netscape.com/people/jwz/index.html"), std::string::npos);
+}
+
+TEST(CliArchive, RefsResolvesEveryReferenceOfAnArchive) {
+    auto r = run_cli("refs --json " + corpus("chromium__page_with_css_and_js_ie.mht"));
+    ASSERT_EQ(r.status, 0);
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.size(), 5u);
+    EXPECT_EQ(j[0]["part"], "1");
+    EXPECT_EQ(j[0]["kind"], "resource");
+    EXPECT_EQ(j[0]["raw"], "http://localhost/resources/hide_image.css");
+    EXPECT_EQ(j[0]["resolved"], "http://localhost/resources/hide_image.css");
+    EXPECT_EQ(j[0]["target"], "3");
+    EXPECT_EQ(j[2]["target"], "2");
+    auto text = run_cli("refs " + corpus("chromium__page_with_css_and_js_ie.mht"));
+    EXPECT_NE(text.out.find("5 references, 5 to parts, 0 external"), std::string::npos);
+    // An external reference has a null target.
+    auto hn = nlohmann::json::parse(run_cli("refs --json " + corpus("testim__hn.mhtml")).out);
+    bool some_external = false;
+    for (auto& x : hn) some_external |= x["target"].is_null() && !x["same_document"].get<bool>();
+    EXPECT_TRUE(some_external);
+}
+
+TEST(CliArchive, CatByUriAndByPath) {
+    auto css = run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") +
+                       " http://localhost/resources/hide_image.css");
+    EXPECT_EQ(css.status, 0);
+    EXPECT_NE(css.out.find("#secondDiv"), std::string::npos);
+    auto by_path = run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " 3");
+    EXPECT_EQ(by_path.out, css.out);
+    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " nothere.png").status, 1);
+    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " 9").status, 1);
+    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " .").status, 1);  // a multipart
+}
+
+}  // namespace
