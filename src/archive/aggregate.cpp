@@ -87,6 +87,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     std::vector<heading_values> headings(n);
     const std::string fictitious(uri::fictitious_base);
 
+    std::optional<uri::base_uri> heading_parsed;
     for (std::size_t i = 0; i < n; ++i) {  // depth-first order: a parent comes before its children
         mime::part_view p = doc.part(i);
         headings[i] = read_heading(p, a.diags_);
@@ -98,8 +99,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         entity_info& e = a.entities_[i];
         e.heading_base = h.content_base ? *h.content_base : inherited[i].value_or(fictitious);
         if (h.location_text) {
-            auto base = uri::base_uri::make(e.heading_base);
-            e.location = base ? base->resolve(*h.location_text) : *h.location_text;
+            // Siblings share their heading base: parse it once per run of equal bases.
+            if (!heading_parsed || heading_parsed->str() != e.heading_base) heading_parsed = uri::base_uri::make(e.heading_base);
+            e.location = heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
         }
         if (h.content_base) {
             own_heading_base[i] = h.content_base;
@@ -151,21 +153,38 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         structure_of[i] = static_cast<int>(a.related_.size());
         a.related_.push_back(std::move(rs));
     }
-    // <base href> of HTML parts (chapter 5 a), resolved against what steps b-e gave.
-    for (std::size_t i = 0; i < n; ++i) {
-        mime::part_view p = doc.part(i);
-        if (document_type_of(p) != document_type::html) continue;
-        html::scan_result scan = a.references(p);
-        if (!scan.base) continue;
-        auto fallback = uri::base_uri::make(a.entities_[i].base);
-        if (!fallback) continue;
-        std::string resolved = fallback->resolve(scan.refs[*scan.base].url);
-        if (uri::is_absolute(resolved)) {
-            a.entities_[i].base = std::move(resolved);
-            a.entities_[i].has_html_base = true;
+    a.bases_.reserve(n);
+    for (const auto& e : a.entities_) {
+        if (!a.bases_.empty() && a.bases_.back() && a.bases_.back()->str() == e.base) {
+            a.bases_.push_back(a.bases_.back());  // a copy of the parsed base, not a new parse
+        } else {
+            a.bases_.push_back(uri::base_uri::make(e.base));
         }
     }
+    a.html_base_checked_.assign(n, false);
     return a;
+}
+
+// <base href> of an HTML part (chapter 5 a), resolved against what steps b-e gave; found the
+// first time the part's base is asked for, so that building stays as cheap as reading the
+// headings (an archive of 30,000 HTML parts need not scan them all up front).
+void aggregate::ensure_html_base(std::size_t i) const {
+    if (html_base_checked_[i]) return;
+    html_base_checked_[i] = true;
+    mime::part_view p = doc_->part(i);
+    if (document_type_of(p) != document_type::html) return;
+    html::scan_result scan = references(p);
+    if (!scan.base || !bases_[i]) return;
+    std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
+    if (!uri::is_absolute(resolved)) return;
+    entities_[i].base = std::move(resolved);
+    entities_[i].has_html_base = true;
+    bases_[i] = uri::base_uri::make(entities_[i].base);
+}
+
+const entity_info& aggregate::info(const mime::part_view& p) const {
+    ensure_html_base(p.index());
+    return entities_[p.index()];
 }
 
 mime::part_view aggregate::main_root() const {
@@ -185,9 +204,9 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
                               std::vector<diagnostic>* diags) const {
     resolution out;
-    const entity_info& e = entities_[from.index()];
-    auto base = uri::base_uri::make(e.base);
-    const uri::base_uri b = base ? *base : uri::base_uri::fictitious();
+    const entity_info& e = info(from);
+    static const uri::base_uri fictitious = uri::base_uri::fictitious();
+    const uri::base_uri& b = bases_[from.index()] ? *bases_[from.index()] : fictitious;
     std::vector<diagnostic> found;
     int structure = e.related;
     bool first = true;

@@ -2,6 +2,7 @@
 
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
+#include "text.hpp"
 
 #include <cstring>
 #include <random>
@@ -94,16 +95,17 @@ std::uint32_t hash_of(std::string_view s) noexcept {
 }  // namespace
 
 bool label_index::string_map::insert(std::string key, std::size_t value) {
-    if (find(key)) return false;
     if ((entries_.size() + 1) * 2 > slots_.size()) grow();
-    entries_.emplace_back(std::move(key), value);
-    const std::uint32_t h = hash_of(entries_.back().first);
+    const std::uint32_t h = hash_of(key);
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        if (slots_[i].entry == 0) {
-            slots_[i] = {h, static_cast<std::uint32_t>(entries_.size())};
+        slot& s = slots_[i];
+        if (s.entry == 0) {
+            entries_.emplace_back(std::move(key), value);
+            s = {h, static_cast<std::uint32_t>(entries_.size())};
             return true;
         }
+        if (s.hash == h && entries_[s.entry - 1].first == key) return false;
     }
 }
 
@@ -166,10 +168,16 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         if (!by_location_.insert(key, i))
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
                    "Content-Location " + key + " is also on an earlier part; references reach the first");
-        by_normal_location_.insert(normalize(key), i);
+        // The §6.2.2 form, kept only where it differs (lookups try both tables).
+        if (std::string normal = normalize(key); normal != key) by_normal_location_.insert(std::move(normal), i);
         // REQUIREMENTS E-14: a producer that wrote raw spaces into an unquoted
         // Content-Location meant them; the lenient pass also knows that reading.
-        std::string spaced = extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
+        std::string_view raw = *p.content_location;
+        while (!raw.empty() && text::is_lwsp(raw.front())) raw.remove_prefix(1);
+        while (!raw.empty() && text::is_lwsp(raw.back())) raw.remove_suffix(1);
+        std::string spaced = raw.find_first_of(" \t\r\n") == std::string_view::npos
+                                 ? label
+                                 : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
         if (spaced != label) {
             std::string spaced_scratch;
             by_spaced_location_.insert(
@@ -246,8 +254,11 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         return m;
     }
     if (options.strict) return m;
-    if (auto hit = lookup(by_normal_location_, normalize(key))) {
-        lenient_hit(*hit, "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
+    std::string normal = normalize(key);
+    const std::size_t* normal_hit = lookup(by_normal_location_, normal);
+    if (!normal_hit && normal != key) normal_hit = lookup(by_location_, normal);
+    if (normal_hit) {
+        lenient_hit(*normal_hit, "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
     } else if (auto spaced = lookup(by_spaced_location_, key)) {
         lenient_hit(*spaced, "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");
     }

@@ -75,7 +75,9 @@ public:
     /// Reads every related structure and every heading of `doc` (which must outlive this).
     static aggregate build(const mime::document& doc, const aggregate_options& options = {});
 
-    [[nodiscard]] const entity_info& info(const mime::part_view& p) const { return entities_[p.index()]; }
+    /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
+    /// thread its own aggregate, or call info() for every part once before sharing).
+    [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
     [[nodiscard]] const std::vector<related_structure>& related() const noexcept { return related_; }
     /// The first related structure's root (the page), or the document's own root entity when
     /// the message has no multipart/related.
@@ -99,7 +101,12 @@ private:
     const mime::document* doc_ = nullptr;
     aggregate_options options_;
     uri::match_options match_;
-    std::vector<entity_info> entities_;
+    void ensure_html_base(std::size_t i) const;
+
+    // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
+    mutable std::vector<entity_info> entities_;
+    mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
+    mutable std::vector<bool> html_base_checked_;
     std::vector<related_structure> related_;
     std::optional<std::string> snapshot_;
     std::vector<diagnostic> diags_;
