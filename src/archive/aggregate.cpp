@@ -82,33 +82,34 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     // own_heading_base[i]: what heading i gives its body and the bodies below it: its
     // Content-Base, else its absolute Content-Location (chapter 5 b, c).
     std::vector<std::optional<std::string>> own_heading_base(n);
-    // inherited[i]: the first such value outward from i's parent (chapter 5 d).
-    std::vector<std::optional<std::string>> inherited(n);
-    std::vector<heading_values> headings(n);
+    // inherited_from[i]: the nearest ancestor whose heading gives one (chapter 5 d), or -1.
+    std::vector<std::int64_t> inherited_from(n, -1);
     const std::string fictitious(uri::fictitious_base);
+    auto inherited = [&](std::size_t i) -> const std::string& {
+        return inherited_from[i] >= 0 ? *own_heading_base[static_cast<std::size_t>(inherited_from[i])] : fictitious;
+    };
 
     std::optional<uri::base_uri> heading_parsed;
     for (std::size_t i = 0; i < n; ++i) {  // depth-first order: a parent comes before its children
         mime::part_view p = doc.part(i);
-        headings[i] = read_heading(p, a.diags_);
-        const heading_values& h = headings[i];
+        heading_values h = read_heading(p, a.diags_);
         if (auto parent = p.parent()) {
             std::size_t pi = parent->index();
-            inherited[i] = own_heading_base[pi] ? own_heading_base[pi] : inherited[pi];
+            inherited_from[i] = own_heading_base[pi] ? static_cast<std::int64_t>(pi) : inherited_from[pi];
         }
         entity_info& e = a.entities_[i];
-        e.heading_base = h.content_base ? *h.content_base : inherited[i].value_or(fictitious);
+        e.heading_base = h.content_base ? *h.content_base : inherited(i);
         if (h.location_text) {
             // Siblings share their heading base: parse it once per run of equal bases.
             if (!heading_parsed || heading_parsed->str() != e.heading_base) heading_parsed = uri::base_uri::make(e.heading_base);
             e.location = heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
         }
         if (h.content_base) {
-            own_heading_base[i] = h.content_base;
+            own_heading_base[i] = std::move(h.content_base);
         } else if (h.location_absolute) {
-            own_heading_base[i] = h.location_text;
+            own_heading_base[i] = std::move(h.location_text);
         }
-        e.base = own_heading_base[i] ? *own_heading_base[i] : inherited[i].value_or(fictitious);
+        e.base = own_heading_base[i] ? *own_heading_base[i] : inherited(i);
     }
 
     // Related structures, outer before inner; each entity belongs to the structure it is a
@@ -135,8 +136,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         }
         // The children's relative Content-Locations resolve against what this heading and
         // those outside it give (the same for every child without its own Content-Base).
-        const std::string& children_base =
-            own_heading_base[i] ? *own_heading_base[i] : inherited[i] ? *inherited[i] : fictitious;
+        const std::string& children_base = own_heading_base[i] ? *own_heading_base[i] : inherited(i);
         auto base = uri::base_uri::make(children_base);
         std::vector<diagnostic> index_diags;
         related_structure rs{p, {}, members,
