@@ -1,5 +1,6 @@
 #include "mhtml/archive/aggregate.hpp"
 
+#include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 
 namespace mhtml::archive {
@@ -153,6 +154,23 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         structure_of[i] = static_cast<int>(a.related_.size());
         a.related_.push_back(std::move(rs));
     }
+    // Messages and the Content-IDs inside each (for mid: URLs).
+    std::vector<std::uint32_t> message_of(n, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        mime::part_view p = doc.part(i);
+        auto parent = p.parent();
+        bool is_message = !parent || parent->kind() == mime::entity_kind::message;
+        message_of[i] = is_message ? static_cast<std::uint32_t>(i) : message_of[parent->index()];
+        if (is_message) {
+            if (auto f = p.header("Message-ID")) a.messages_.try_emplace(uri::id_key(f->raw_value()), static_cast<std::uint32_t>(i));
+        }
+        if (auto f = p.header("Content-ID")) {
+            std::string key = std::to_string(message_of[i]);
+            key += '/';
+            key += uri::id_key(f->raw_value());
+            a.ids_in_message_.try_emplace(std::move(key), static_cast<std::uint32_t>(i));
+        }
+    }
     a.bases_.reserve(n);
     for (const auto& e : a.entities_) {
         if (!a.bases_.empty() && a.bases_.back() && a.bases_.back()->str() == e.base) {
@@ -201,9 +219,28 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
     return r;
 }
 
+std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference) const {
+    auto ids = uri::mid_to_ids(reference);
+    if (!ids) return std::nullopt;
+    auto message = messages_.find(uri::id_key(ids.value.message_id));
+    if (message == messages_.end()) return std::nullopt;
+    if (ids.value.content_id.empty()) return doc_->part(message->second);
+    std::string key = std::to_string(message->second);
+    key += '/';
+    key += uri::id_key(ids.value.content_id);
+    auto part = ids_in_message_.find(key);
+    if (part == ids_in_message_.end()) return std::nullopt;
+    return doc_->part(part->second);
+}
+
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
                               std::vector<diagnostic>* diags) const {
     resolution out;
+    if (uri::is_mid_url(reference)) {
+        out.resolved = std::string(reference);
+        out.target = resolve_mid(reference);
+        return out;
+    }
     const entity_info& e = info(from);
     static const uri::base_uri fictitious = uri::base_uri::fictitious();
     const uri::base_uri& b = bases_[from.index()] ? *bases_[from.index()] : fictitious;

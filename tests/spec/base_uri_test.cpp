@@ -110,5 +110,29 @@ TEST(BaseUri, E_13_RelativeLocationRetryIsAmbiguous) {
     FAIL() << "vector not found";
 }
 
+TEST(Aggregate, CID_6_MidUrlsNameMessagesOfTheDocument) {
+    // A message with Message-ID <m@x> holding part <p@x>, and an attached message <a@x>
+    // holding <q@x>: mid: finds each message and parts inside the right one only.
+    std::string text =
+        "MIME-Version: 1.0\r\nMessage-ID: <m@x>\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-ID: <p@x>\r\n\r\n<a href=\"mid:a@x/q@x\">x</a>\r\n"
+        "--b\r\nContent-Type: message/rfc822\r\n\r\n"
+        "Message-ID: <a@x>\r\nContent-Type: multipart/mixed; boundary=\"c\"\r\n\r\n"
+        "--c\r\nContent-Type: text/plain\r\nContent-ID: <q@x>\r\n\r\nq\r\n--c--\r\n"
+        "\r\n--b--\r\n";
+    auto doc = mime::document::parse(std::move(text));
+    auto agg = aggregate::build(doc);
+    auto from = doc.root().children().at(0);
+    auto whole = agg.resolve(from, "mid:m@x");
+    ASSERT_TRUE(whole.target.has_value());
+    EXPECT_EQ(whole.target->path(), "");
+    EXPECT_EQ(agg.resolve(from, "mid:m@x/p@x").target->path(), "1");
+    EXPECT_EQ(agg.resolve(from, "mid:a@x").target->path(), "2.1");
+    EXPECT_EQ(agg.resolve(from, "MID:a@x/q@x").target->path(), "2.1.1");
+    EXPECT_FALSE(agg.resolve(from, "mid:a@x/p@x").target.has_value());  // p@x is in the other message
+    EXPECT_FALSE(agg.resolve(from, "mid:other@x").target.has_value());  // the message store's job
+    EXPECT_EQ(agg.resolve(from, "mid:other@x").resolved, "mid:other@x");
+}
+
 }  // namespace
 }  // namespace mhtml::archive

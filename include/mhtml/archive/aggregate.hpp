@@ -12,6 +12,10 @@
 /// is reported and skipped (MHT-4.3.2); `FILE:` and `CID` are method indicators, never bases
 /// (THTML-10.1).
 ///
+/// `mid:` URLs (CID-6) name a message of this document (the top-level one or one attached as
+/// message/rfc822) by Message-ID, and with `/content-id` a part inside it; other messages
+/// are for the message store (a later layer) and resolve as external here.
+///
 /// Resolution (8.2, 8.3): a reference is resolved against its part's base and looked up in
 /// the label index of the part's own related structure, then of each enclosing one (RFC
 /// 2557 §7; a hit there is noted). Unless `strict`, a miss in a part whose Content-Location
@@ -29,6 +33,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace mhtml::archive {
@@ -102,12 +107,17 @@ private:
     aggregate_options options_;
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
+    std::optional<mime::part_view> resolve_mid(std::string_view reference) const;
 
     // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
     mutable std::vector<entity_info> entities_;
     mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
     mutable std::vector<bool> html_base_checked_;
     std::vector<related_structure> related_;
+    // mid: URLs (CID-6): Message-ID key -> message entity; "message index/Content-ID key" ->
+    // the first part with that Content-ID inside that message.
+    std::unordered_map<std::string, std::uint32_t> messages_;
+    std::unordered_map<std::string, std::uint32_t> ids_in_message_;
     std::optional<std::string> snapshot_;
     std::vector<diagnostic> diags_;
 };
