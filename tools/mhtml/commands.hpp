@@ -18,6 +18,7 @@ runner add_ls_command(CLI::App& app);
 runner add_url_command(CLI::App& app);
 runner add_refs_command(CLI::App& app);
 runner add_cat_command(CLI::App& app);
+runner add_check_command(CLI::App& app);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

@@ -36,12 +36,14 @@ int main(int argc, char** argv) {
         "  mhtml refs --base https://e.example/ page.html   every link of a page, resolved\n"
         "  mhtml refs saved.mhtml             every link of an archive and the part it names\n"
         "  mhtml cat saved.mhtml https://e.example/a.css   the part that URI names, decoded\n"
+        "  mhtml check saved.mhtml            what the archive does against the MHTML rules\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
     runner url = add_url_command(app);
     runner refs = add_refs_command(app);
     runner cat = add_cat_command(app);
+    runner check = add_check_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -54,6 +56,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "url") return url();
             if (sub->get_name() == "refs") return refs();
             if (sub->get_name() == "cat") return cat();
+            if (sub->get_name() == "check") return check();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';
