@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus/corpus_support.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -18,20 +20,12 @@ namespace mhtml::archive {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using mhtml::test::corpus_files;
+using mhtml::test::read_file;
 
 TEST(CorpusArchive, EveryPartOfABlinkArchiveIsReachedFromItsRoot) {
     std::size_t archives = 0, reached = 0, references = 0;
-    std::vector<fs::path> files;
-    for (auto& e : fs::directory_iterator(std::string(MHTML_TEST_DATA) + "/corpus")) files.push_back(e.path());
-    std::sort(files.begin(), files.end());
-    for (const auto& path : files) {
+    for (const auto& path : corpus_files()) {
         std::string bytes = read_file(path);
         if (bytes.find("Saved by Blink") == std::string::npos) continue;
         SCOPED_TRACE(path.filename().string());

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus/corpus_support.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -22,13 +24,8 @@ namespace mhtml::archive {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using mhtml::test::corpus_files;
+using mhtml::test::read_file;
 
 std::string golden_text(const std::vector<finding>& findings) {
     std::string out;
@@ -45,17 +42,6 @@ std::string golden_text(const std::vector<finding>& findings) {
         out += '\n';
     }
     return out;
-}
-
-std::vector<fs::path> corpus_files() {
-    std::vector<fs::path> files;
-    for (auto& e : fs::directory_iterator(std::string(MHTML_TEST_DATA) + "/corpus")) {
-        const std::string name = e.path().filename().string();
-        if (name == "MANIFEST.tsv" || name == "PROVENANCE.md") continue;
-        files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    return files;
 }
 
 TEST(CheckGolden, EveryCorpusFileMatchesItsGoldenFindings) {

@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include "corpus/corpus_support.hpp"
+
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
@@ -25,24 +27,8 @@ namespace mhtml {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-std::vector<fs::path> corpus_files() {
-    std::vector<fs::path> out;
-    for (auto& e : fs::directory_iterator(std::string(MHTML_TEST_DATA) + "/corpus")) {
-        auto name = e.path().filename().string();
-        if (name == "MANIFEST.tsv" || name == "PROVENANCE.md") continue;
-        out.push_back(e.path());
-    }
-    std::sort(out.begin(), out.end());
-    return out;
-}
+using mhtml::test::corpus_files;
+using mhtml::test::read_file;
 
 enum class doc_type { none, html, css, svg };
 

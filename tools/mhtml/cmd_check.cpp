@@ -22,13 +22,6 @@ struct check_options {
     parse_limits limits;
 };
 
-// One line per finding: control octets and 8-bit octets that are not text become '?'.
-std::string printable(std::string_view s) {
-    std::string out;
-    for (char c : s) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-    return out;
-}
-
 // MHTML draft §2.1: all MUST met = conditionally compliant; all MUST and SHOULD met =
 // unconditionally compliant.
 std::string_view compliance(const archive::finding_counts& c) {

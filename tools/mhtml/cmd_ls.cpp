@@ -54,15 +54,6 @@ struct part_info {
     std::string sha256;
 };
 
-// Printable form of a header value for the text listing: control octets become '?'.
-std::string printable(std::string_view s, std::size_t max = 200) {
-    std::string out;
-    for (char c : s.substr(0, max))
-        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-    if (s.size() > max) out += "...";
-    return out;
-}
-
 int run_ls(const ls_options& o) {
     std::error_code ec;
     input_buffer in = input_buffer::open(o.file, ec);
@@ -180,14 +171,14 @@ int run_ls(const ls_options& o) {
             std::string details;
             for (const char* key : {"charset", "type", "start", "boundary"}) {
                 if (auto v = ct.param(key))
-                    details += std::string(key) + "=\"" + printable(*v) + "\" ";
+                    details += std::string(key) + "=\"" + printable(*v, 200) + "\" ";
             }
             if (auto disp = p.disposition()) details += disp->type + ' ';
-            if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn) + "\" ";
-            if (auto cid = p.content_id()) details += "id=<" + printable(*cid) + "> ";
-            if (auto loc = p.content_location()) details += "location=" + printable(*loc) + ' ';
+            if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn, 200) + "\" ";
+            if (auto cid = p.content_id()) details += "id=<" + printable(*cid, 200) + "> ";
+            if (auto loc = p.content_location()) details += "location=" + printable(*loc, 200) + ' ';
             if (const auto& resolved = agg.info(p).location; resolved && *resolved != p.content_location())
-                details += "resolved=" + printable(*resolved) + ' ';
+                details += "resolved=" + printable(*resolved, 200) + ' ';
             std::string decoded = p.is_leaf() ? std::to_string(pi.decoded_size) : "-";
             std::snprintf(line, sizeof line, "%-12s %-32s %-16s %10llu %10s  ", path.c_str(),
                           printable(ct.essence(), 32).c_str(),

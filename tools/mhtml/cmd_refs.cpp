@@ -37,13 +37,6 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
     return true;
 }
 
-// One line per reference in the text listing: control octets shown as '?'.
-std::string printable(std::string_view s) {
-    std::string out;
-    for (char c : s) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
-    return out;
-}
-
 // A MIME message starts with a header block that has a Content-Type or MIME-Version field
 // (or is a "From " mbox line); HTML and CSS do not start with "Name: value" lines.
 bool looks_like_mime(std::string_view s) {

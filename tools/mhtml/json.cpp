@@ -82,4 +82,11 @@ void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, boo
     w.end_array();
 }
 
+std::string printable(std::string_view s, std::size_t max) {
+    std::string out;
+    for (char c : s.substr(0, max)) out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+    if (s.size() > max) out += "...";
+    return out;
+}
+
 }  // namespace mhtml::cli

@@ -51,6 +51,10 @@ private:
 /// `with_path` adds the part path, for diagnostics that belong to a part of a document.
 void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, bool with_path);
 
+/// Text for one line of a listing: control octets become '?'; longer than `max` octets,
+/// the rest is replaced by "...".
+std::string printable(std::string_view s, std::size_t max = static_cast<std::size_t>(-1));
+
 /// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept;
 
