@@ -1,5 +1,7 @@
 #include "mhtml/archive/aggregate.hpp"
 
+#include "mhtml/html/charset.hpp"
+#include "mhtml/mime/charset.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 
@@ -215,6 +217,15 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
     if (t == document_type::none) return {};
     std::string body;
     p.decode_to(body);
+    // The scanners read bytes, which is right for every charset whose octets below 0x80 are
+    // ASCII; ISO-2022-JP (JIS octets include '<' and '"') and UTF-16 are read in UTF-8.
+    if (t != document_type::css) {
+        std::string declared(p.content_type().param("charset").value_or(""));
+        html::detected_charset cs = html::detect_charset(declared, body);
+        if (cs.name == "ISO-2022-JP" || cs.name == "UTF-16LE" || cs.name == "UTF-16BE") {
+            if (auto utf8 = mime::to_utf8(std::string_view(body).substr(cs.bom_length), cs.name)) body = std::move(*utf8);
+        }
+    }
     html::scan_result r = t == document_type::css ? html::scan_style_sheet(body) : html::scan_html(body, t == document_type::svg);
     return r;
 }

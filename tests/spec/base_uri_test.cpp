@@ -110,6 +110,24 @@ TEST(BaseUri, E_13_RelativeLocationRetryIsAmbiguous) {
     FAIL() << "vector not found";
 }
 
+TEST(Aggregate, Iso2022JpPartsAreScannedAfterTranscoding) {
+    // JIS octets include '<': the kanji "\x1B$B<a\x1B(B" read as bytes starts a bogus tag
+    // "<a\x1B(B" whose attributes swallow the <img> after the space. Transcoded first, the
+    // image reference is found.
+    std::string text =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html; charset=iso-2022-jp\r\n\r\n"
+        "<p>\x1B$B<a\x1B(B <img src=\"cid:i@x\"></p>\r\n"
+        "--b\r\nContent-Type: image/gif\r\nContent-ID: <i@x>\r\n\r\nGIF\r\n--b--\r\n";
+    auto doc = mime::document::parse(std::move(text));
+    auto agg = aggregate::build(doc);
+    auto html = doc.root().children().at(0);
+    auto refs = agg.references(html).refs;
+    ASSERT_EQ(refs.size(), 1u);
+    EXPECT_EQ(refs[0].url, "cid:i@x");
+    EXPECT_EQ(agg.resolve(html, refs[0].url).target->path(), "2");
+}
+
 TEST(Aggregate, CID_6_MidUrlsNameMessagesOfTheDocument) {
     // A message with Message-ID <m@x> holding part <p@x>, and an attached message <a@x>
     // holding <q@x>: mid: finds each message and parts inside the right one only.

@@ -96,7 +96,9 @@ public:
     [[nodiscard]] resolution resolve(const mime::part_view& from, std::string_view reference,
                                      std::vector<diagnostic>* diags = nullptr) const;
 
-    /// The references in a document part (HTML, CSS, SVG), decoded from its body.
+    /// The references in a document part (HTML, CSS, SVG), decoded from its body. A part in
+    /// ISO-2022-JP or UTF-16 is transcoded to UTF-8 first (its octets are not ASCII-based),
+    /// so offsets then refer to the UTF-8 text.
     [[nodiscard]] html::scan_result references(const mime::part_view& p) const;
 
     /// What building found: root selection, Content-Base values, duplicate labels.

@@ -7,7 +7,10 @@
 /// decides what is a tag and an attribute (comments including `<!-->`, bogus comments,
 /// DOCTYPE, raw-text and escapable raw-text elements, script data with its escaped
 /// states, `plaintext`, CDATA in SVG and MathML) and builds no tree. It reads bytes, so any
-/// ASCII-compatible charset works; offsets are octet offsets into the input.
+/// charset whose octets below 0x80 are always ASCII works as it is (UTF-8, ISO-8859-x,
+/// windows-125x, Shift_JIS, EUC-*, GBK, GB18030, Big5, KOI8); ISO-2022-JP (whose JIS octets
+/// include '<' and '"') and UTF-16 must be transcoded first (archive::aggregate does).
+/// Offsets are octet offsets into the input.
 /// Known limits (a tree builder would differ): foreign content ends only at `</svg>` /
 /// `</math>` (not at the HTML "breakout" start tags), `<noscript>` content is scanned as
 /// markup (what a browser with scripting off sees, and what an offline copy needs), and an
