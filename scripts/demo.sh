@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start, part 1: install what is missing, build (Release), and list a bundled sample
-# archive with `mhtml ls`. Run from anywhere, as root on Debian 12.
+# Quick start, part 1: install what is missing, build (Release), and read a bundled sample
+# archive: its parts (`mhtml ls`), its references and what they name (`mhtml refs`) and
+# its conformance (`mhtml check`). Run from anywhere, as root on Debian 12.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/setup-deps.sh"
@@ -10,3 +11,9 @@ echo
 cd "$root"
 echo "\$ mhtml ls samples/chromium__page_with_image_ie.mht"
 build/release/tools/mhtml/mhtml ls samples/chromium__page_with_image_ie.mht
+echo
+echo "\$ mhtml refs samples/chromium__page_with_image_ie.mht"
+build/release/tools/mhtml/mhtml refs samples/chromium__page_with_image_ie.mht
+echo
+echo "\$ mhtml check samples/chromium__page_with_image_ie.mht"
+build/release/tools/mhtml/mhtml check samples/chromium__page_with_image_ie.mht
