@@ -37,6 +37,24 @@ bool ends_with_ci(std::string_view s, std::string_view suffix) {
     return true;
 }
 
+// kind, element, attribute, offset, length, raw (the bytes as written in `text`), url.
+void write_reference_fields(json_writer& w, const html::reference& r, std::string_view text) {
+    w.key("kind");
+    w.string(html::kind_name(r.kind));
+    w.key("element");
+    w.string(r.element);
+    w.key("attribute");
+    w.string(r.attribute);
+    w.key("offset");
+    w.number(r.offset);
+    w.key("length");
+    w.number(r.length);
+    w.key("raw");
+    w.string(text.substr(r.offset, r.length));
+    w.key("url");
+    w.string(r.url);
+}
+
 // A MIME message starts with a header block that has a Content-Type or MIME-Version field
 // (or is a "From " mbox line); HTML and CSS do not start with "Name: value" lines.
 bool looks_like_mime(std::string_view s) {
@@ -93,20 +111,7 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
                 w.begin_object();
                 w.key("part");
                 w.string(p.path());
-                w.key("kind");
-                w.string(html::kind_name(r.kind));
-                w.key("element");
-                w.string(r.element);
-                w.key("attribute");
-                w.string(r.attribute);
-                w.key("offset");
-                w.number(r.offset);
-                w.key("length");
-                w.number(r.length);
-                w.key("raw");
-                w.string(std::string_view(body).substr(r.offset, r.length));
-                w.key("url");
-                w.string(r.url);
+                write_reference_fields(w, r, body);
                 w.key("resolved");
                 w.string(res.resolved);
                 w.key("target");
@@ -184,20 +189,7 @@ int run_refs(const refs_options& o) {
         for (std::size_t i = 0; i < scan.refs.size(); ++i) {
             const auto& r = scan.refs[i];
             w.begin_object();
-            w.key("kind");
-            w.string(html::kind_name(r.kind));
-            w.key("element");
-            w.string(r.element);
-            w.key("attribute");
-            w.string(r.attribute);
-            w.key("offset");
-            w.number(r.offset);
-            w.key("length");
-            w.number(r.length);
-            w.key("raw");
-            w.string(in.bytes().substr(r.offset, r.length));
-            w.key("url");
-            w.string(r.url);
+            write_reference_fields(w, r, in.bytes());
             w.key("syntax");
             w.string(html::syntax_name(r.syntax));
             if (scan.base && *scan.base == i) {
