@@ -419,7 +419,9 @@ void BM_MhtmlScan_Corpus(benchmark::State& s) {
     const auto& parts = corpus_html_parts();
     mhtml_scan_all(s, {parts.begin(), parts.end()});
 }
-void BM_MhtmlScan_Synthetic(benchmark::State& s) { mhtml_scan_all(s, {synthetic_page()}); }
+void BM_MhtmlScan_Synthetic(benchmark::State& s) {
+    mhtml_scan_all(s, {synthetic_page()});
+}
 BENCHMARK(BM_MhtmlScan_Corpus)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MhtmlScan_Synthetic)->Unit(benchmark::kMillisecond);
 
@@ -428,9 +430,10 @@ void BM_MhtmlScanRewrite_Synthetic(benchmark::State& s) {
     const std::string& page = synthetic_page();
     for (auto _ : s) {
         auto result = mhtml::html::scan_html(page);
-        std::string out = mhtml::html::rewrite(page, result.refs, [](const mhtml::html::reference& r) {
-            return std::optional<std::string>("x/" + r.url);
-        });
+        std::string out =
+            mhtml::html::rewrite(page, result.refs, [](const mhtml::html::reference& r) {
+                return std::optional<std::string>("x/" + r.url);
+            });
         benchmark::DoNotOptimize(out.data());
     }
     s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations() * page.size()));

@@ -50,12 +50,15 @@ totals run(mhtml::mime::document doc, double parse_seconds) {
 
 std::string synthetic(std::size_t parts) {
     std::string boundary = "----b";
-    std::string out = "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"" +
-                      boundary + "\"\r\n\r\n--" + boundary +
-                      "\r\nContent-Type: text/html\r\nContent-Location: https://e.example/page.html\r\n\r\n";
-    for (std::size_t i = 1; i < parts; ++i) out += "<img src=\"img/" + std::to_string(i) + ".png\">\r\n";
+    std::string out =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"" +
+        boundary + "\"\r\n\r\n--" + boundary +
+        "\r\nContent-Type: text/html\r\nContent-Location: https://e.example/page.html\r\n\r\n";
+    for (std::size_t i = 1; i < parts; ++i)
+        out += "<img src=\"img/" + std::to_string(i) + ".png\">\r\n";
     for (std::size_t i = 1; i < parts; ++i) {
-        out += "--" + boundary + "\r\nContent-Type: image/png\r\nContent-Location: https://e.example/img/" +
+        out += "--" + boundary +
+               "\r\nContent-Type: image/png\r\nContent-Location: https://e.example/img/" +
                std::to_string(i) + ".png\r\n\r\nx\r\n";
     }
     out += "--" + boundary + "--\r\n";
@@ -66,14 +69,15 @@ std::string synthetic(std::size_t parts) {
 
 int main(int argc, char** argv) {
     if (argc == 2 && std::string_view(argv[1]) == "--scaling") {
-        std::printf("%8s %10s %12s %12s %14s\n", "parts", "refs", "build ms", "resolve ms", "ns/reference");
+        std::printf("%8s %10s %12s %12s %14s\n", "parts", "refs", "build ms", "resolve ms",
+                    "ns/reference");
         for (std::size_t parts : {1000u, 10000u, 100000u}) {
             std::string text = synthetic(parts);
             auto start = clock_type::now();
             auto doc = mhtml::mime::document::parse(std::move(text));
             totals t = run(std::move(doc), seconds_since(start));
-            std::printf("%8zu %10zu %12.1f %12.1f %14.0f\n", t.parts, t.references, t.build * 1e3, t.resolve * 1e3,
-                        t.resolve * 1e9 / static_cast<double>(t.references));
+            std::printf("%8zu %10zu %12.1f %12.1f %14.0f\n", t.parts, t.references, t.build * 1e3,
+                        t.resolve * 1e3, t.resolve * 1e9 / static_cast<double>(t.references));
         }
         return 0;
     }
@@ -81,15 +85,18 @@ int main(int argc, char** argv) {
         std::error_code ec;
         auto in = mhtml::input_buffer::open(argv[i], ec);
         if (ec) {
-            std::fprintf(stderr, "mhtml_resolve: cannot read %s: %s\n", argv[i], ec.message().c_str());
+            std::fprintf(stderr, "mhtml_resolve: cannot read %s: %s\n", argv[i],
+                         ec.message().c_str());
             return 2;
         }
         auto start = clock_type::now();
         auto doc = mhtml::mime::document::parse(std::move(in));
         totals t = run(std::move(doc), seconds_since(start));
-        std::printf("%s: entities=%zu documents=%zu refs=%zu to_parts=%zu parse=%.1fms build=%.1fms resolve=%.1fms\n",
-                    argv[i], t.parts, t.documents, t.references, t.to_parts, t.parse * 1e3, t.build * 1e3,
-                    t.resolve * 1e3);
+        std::printf(
+            "%s: entities=%zu documents=%zu refs=%zu to_parts=%zu parse=%.1fms build=%.1fms "
+            "resolve=%.1fms\n",
+            argv[i], t.parts, t.documents, t.references, t.to_parts, t.parse * 1e3, t.build * 1e3,
+            t.resolve * 1e3);
     }
     return 0;
 }

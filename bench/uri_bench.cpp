@@ -27,14 +27,30 @@ const std::vector<std::string>& references() {
         for (std::size_t i = 0; i < million; ++i) {
             std::string n = std::to_string(rng() % 100000);
             switch (rng() % 8) {
-                case 0: out.push_back("img" + n + ".png"); break;
-                case 1: out.push_back("assets/css/site" + n + ".css?v=3"); break;
-                case 2: out.push_back("../static/js/app." + n + ".js"); break;
-                case 3: out.push_back("/images/2019/" + n + "/photo.jpg"); break;
-                case 4: out.push_back("./a/../b/" + n + ".gif#top"); break;
-                case 5: out.push_back("https://cdn.example.com/lib/" + n + "/x.js"); break;
-                case 6: out.push_back("//fonts.example.net/f" + n + ".woff2"); break;
-                default: out.push_back("page" + n + ".html#section-" + n); break;
+                case 0:
+                    out.push_back("img" + n + ".png");
+                    break;
+                case 1:
+                    out.push_back("assets/css/site" + n + ".css?v=3");
+                    break;
+                case 2:
+                    out.push_back("../static/js/app." + n + ".js");
+                    break;
+                case 3:
+                    out.push_back("/images/2019/" + n + "/photo.jpg");
+                    break;
+                case 4:
+                    out.push_back("./a/../b/" + n + ".gif#top");
+                    break;
+                case 5:
+                    out.push_back("https://cdn.example.com/lib/" + n + "/x.js");
+                    break;
+                case 6:
+                    out.push_back("//fonts.example.net/f" + n + ".woff2");
+                    break;
+                default:
+                    out.push_back("page" + n + ".html#section-" + n);
+                    break;
             }
         }
         return out;

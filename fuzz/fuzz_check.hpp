@@ -14,7 +14,7 @@ namespace mhtml::fuzz {
 
 }  // namespace mhtml::fuzz
 
-#define MHTML_CHECK(cond)                                                   \
-    do {                                                                    \
+#define MHTML_CHECK(cond)                                                    \
+    do {                                                                     \
         if (!(cond)) ::mhtml::fuzz::check_failed(__FILE__, __LINE__, #cond); \
     } while (0)

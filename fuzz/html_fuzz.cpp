@@ -54,9 +54,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (size == 0) return 0;
     std::string_view in(reinterpret_cast<const char*>(data + 1), size - 1);
     switch (data[0] % 3) {
-        case 0: check(in, false, false); break;
-        case 1: check(in, true, false); break;
-        default: check(in, false, true); break;
+        case 0:
+            check(in, false, false);
+            break;
+        case 1:
+            check(in, true, false);
+            break;
+        default:
+            check(in, false, true);
+            break;
     }
     return 0;
 }

@@ -165,11 +165,20 @@ void check_index(std::string_view s) {
         storage.emplace_back(line.substr(1));
         std::string_view v = storage.back();
         switch (line[0]) {
-            case 'L': parts.back().content_location = v; break;
-            case 'I': parts.back().content_id = v; break;
-            case 'B': parts.back().content_base = v; break;
-            case '-': parts.emplace_back(); break;
-            default: refs.push_back(v);
+            case 'L':
+                parts.back().content_location = v;
+                break;
+            case 'I':
+                parts.back().content_id = v;
+                break;
+            case 'B':
+                parts.back().content_base = v;
+                break;
+            case '-':
+                parts.emplace_back();
+                break;
+            default:
+                refs.push_back(v);
         }
     }
     std::vector<mhtml::diagnostic> diags;
@@ -198,11 +207,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             }
             break;
         }
-        case 1: check_header_uri(in); break;
-        case 2: check_ids(in); break;
-        case 3: check_mapping(in); break;
-        case 4: check_filenames(in); break;
-        default: check_index(in); break;
+        case 1:
+            check_header_uri(in);
+            break;
+        case 2:
+            check_ids(in);
+            break;
+        case 3:
+            check_mapping(in);
+            break;
+        case 4:
+            check_filenames(in);
+            break;
+        default:
+            check_index(in);
+            break;
     }
     return 0;
 }

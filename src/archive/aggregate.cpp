@@ -24,8 +24,8 @@ std::string cat(std::initializer_list<std::string_view> pieces) {
 // What one heading contributes to base URIs: its usable Content-Base, and its
 // Content-Location as written (extracted, not resolved).
 struct heading_values {
-    std::optional<std::string> content_base;      // absolute, not a method indicator
-    std::optional<std::string> location_text;     // extracted Content-Location
+    std::optional<std::string> content_base;   // absolute, not a method indicator
+    std::optional<std::string> location_text;  // extracted Content-Location
     bool location_absolute = false;
 };
 
@@ -34,14 +34,16 @@ heading_values read_heading(const mime::part_view& p, std::vector<diagnostic>& d
     if (auto field = p.header("Content-Base")) {
         std::string cb = uri::extract_header_uri(field->raw_value());
         if (uri::is_legacy_method_indicator(cb)) {
-            diags.push_back(make_diag(severity::note, diag_code::legacy_method_indicator, p, p.offset(),
-                                      cat({"Content-Base ", cb,
-                                           " says which linking method the sender used (text/html draft 10); "
-                                           "it is not a base"})));
+            diags.push_back(
+                make_diag(severity::note, diag_code::legacy_method_indicator, p, p.offset(),
+                          cat({"Content-Base ", cb,
+                               " says which linking method the sender used (text/html draft 10); "
+                               "it is not a base"})));
         } else if (!uri::is_absolute(cb)) {
-            diags.push_back(make_diag(severity::error, diag_code::content_base_not_absolute, p, p.offset(),
-                                      cat({"Content-Base '", cb,
-                                           "' is not an absolute URI (MHT-4.3.2 MUST); not used as a base"})));
+            diags.push_back(
+                make_diag(severity::error, diag_code::content_base_not_absolute, p, p.offset(),
+                          cat({"Content-Base '", cb,
+                               "' is not an absolute URI (MHT-4.3.2 MUST); not used as a base"})));
         } else {
             h.content_base = std::move(cb);
         }
@@ -75,10 +77,13 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     a.match_.strict = options.strict;
     const mime::part_view top = doc.root();
     bool blink = false;
-    if (auto from = top.header("From")) blink = from->value().find("<Saved by Blink>") != std::string_view::npos;
-    if (auto snap = top.header("Snapshot-Content-Location")) a.snapshot_ = uri::extract_header_uri(snap->raw_value());
-    a.match_.cid_content_location = !options.strict && (options.blink == aggregate_options::blink_mode::on ||
-                                                        (options.blink == aggregate_options::blink_mode::automatic && blink));
+    if (auto from = top.header("From"))
+        blink = from->value().find("<Saved by Blink>") != std::string_view::npos;
+    if (auto snap = top.header("Snapshot-Content-Location"))
+        a.snapshot_ = uri::extract_header_uri(snap->raw_value());
+    a.match_.cid_content_location =
+        !options.strict && (options.blink == aggregate_options::blink_mode::on ||
+                            (options.blink == aggregate_options::blink_mode::automatic && blink));
 
     const std::size_t n = doc.size();
     a.entities_.resize(n);
@@ -89,7 +94,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     std::vector<std::int64_t> inherited_from(n, -1);
     const std::string fictitious(uri::fictitious_base);
     auto inherited = [&](std::size_t i) -> const std::string& {
-        return inherited_from[i] >= 0 ? *own_heading_base[static_cast<std::size_t>(inherited_from[i])] : fictitious;
+        return inherited_from[i] >= 0
+                   ? *own_heading_base[static_cast<std::size_t>(inherited_from[i])]
+                   : fictitious;
     };
 
     std::optional<uri::base_uri> heading_parsed;
@@ -98,14 +105,17 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         heading_values h = read_heading(p, a.diags_);
         if (auto parent = p.parent()) {
             std::size_t pi = parent->index();
-            inherited_from[i] = own_heading_base[pi] ? static_cast<std::int64_t>(pi) : inherited_from[pi];
+            inherited_from[i] =
+                own_heading_base[pi] ? static_cast<std::int64_t>(pi) : inherited_from[pi];
         }
         entity_info& e = a.entities_[i];
         e.heading_base = h.content_base ? *h.content_base : inherited(i);
         if (h.location_text) {
             // Siblings share their heading base: parse it once per run of equal bases.
-            if (!heading_parsed || heading_parsed->str() != e.heading_base) heading_parsed = uri::base_uri::make(e.heading_base);
-            e.location = heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
+            if (!heading_parsed || heading_parsed->str() != e.heading_base)
+                heading_parsed = uri::base_uri::make(e.heading_base);
+            e.location =
+                heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
         }
         if (h.content_base) {
             own_heading_base[i] = std::move(h.content_base);
@@ -123,7 +133,8 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         mime::part_view p = doc.part(i);
         if (auto parent = p.parent()) {
             std::size_t pi = parent->index();
-            a.entities_[i].related = structure_of[pi] >= 0 ? structure_of[pi] : a.entities_[pi].related;
+            a.entities_[i].related =
+                structure_of[pi] >= 0 ? structure_of[pi] : a.entities_[pi].related;
         }
         if (!is_related(p)) continue;
         std::vector<mime::part_view> members = p.children();
@@ -139,12 +150,16 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         }
         // The children's relative Content-Locations resolve against what this heading and
         // those outside it give (the same for every child without its own Content-Base).
-        const std::string& children_base = own_heading_base[i] ? *own_heading_base[i] : inherited(i);
+        const std::string& children_base =
+            own_heading_base[i] ? *own_heading_base[i] : inherited(i);
         auto base = uri::base_uri::make(children_base);
         std::vector<diagnostic> index_diags;
-        related_structure rs{p, {}, members,
-                             uri::label_index(labels, base ? *base : uri::base_uri::fictitious(), &index_diags),
-                             a.entities_[i].related};
+        related_structure rs{
+            p,
+            {},
+            members,
+            uri::label_index(labels, base ? *base : uri::base_uri::fictitious(), &index_diags),
+            a.entities_[i].related};
         for (auto& d : index_diags) {
             d.offset = p.offset();
             a.diags_.push_back(std::move(d));
@@ -164,7 +179,8 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         bool is_message = !parent || parent->kind() == mime::entity_kind::message;
         message_of[i] = is_message ? static_cast<std::uint32_t>(i) : message_of[parent->index()];
         if (is_message) {
-            if (auto f = p.header("Message-ID")) a.messages_.try_emplace(uri::id_key(f->raw_value()), static_cast<std::uint32_t>(i));
+            if (auto f = p.header("Message-ID"))
+                a.messages_.try_emplace(uri::id_key(f->raw_value()), static_cast<std::uint32_t>(i));
         }
         if (auto f = p.header("Content-ID")) {
             std::string key = std::to_string(message_of[i]);
@@ -223,10 +239,12 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
         std::string declared(p.content_type().param("charset").value_or(""));
         html::detected_charset cs = html::detect_charset(declared, body);
         if (cs.name == "ISO-2022-JP" || cs.name == "UTF-16LE" || cs.name == "UTF-16BE") {
-            if (auto utf8 = mime::to_utf8(std::string_view(body).substr(cs.bom_length), cs.name)) body = std::move(*utf8);
+            if (auto utf8 = mime::to_utf8(std::string_view(body).substr(cs.bom_length), cs.name))
+                body = std::move(*utf8);
         }
     }
-    html::scan_result r = t == document_type::css ? html::scan_style_sheet(body) : html::scan_html(body, t == document_type::svg);
+    html::scan_result r = t == document_type::css ? html::scan_style_sheet(body)
+                                                  : html::scan_html(body, t == document_type::svg);
     return r;
 }
 
@@ -270,9 +288,10 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
             out.target = rs.members[*m.part];
             out.lenient = m.lenient;
             if (!first && diags)
-                diags->push_back(make_diag(severity::note, diag_code::matched_in_enclosing_related, from, from.offset(),
-                                           cat({"'", reference,
-                                                "' names a part of an enclosing related structure (RFC 2557 7)"})));
+                diags->push_back(make_diag(
+                    severity::note, diag_code::matched_in_enclosing_related, from, from.offset(),
+                    cat({"'", reference,
+                         "' names a part of an enclosing related structure (RFC 2557 7)"})));
             break;
         }
         first = false;
@@ -286,17 +305,19 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
     // the base finds what the literal chapter 5 does not.
     if (!out.target && !out.same_document && !options_.strict && e.related >= 0 && e.location &&
         !e.has_html_base && !uri::is_absolute(reference)) {
-        if (auto loc_base = uri::base_uri::make(*e.location); loc_base && loc_base->str() != b.str()) {
+        if (auto loc_base = uri::base_uri::make(*e.location);
+            loc_base && loc_base->str() != b.str()) {
             const related_structure& rs = related_[e.related];
             uri::reference_match m = rs.index.find(reference, *loc_base, match_);
             if (m.part) {
                 out.target = rs.members[*m.part];
                 out.lenient = true;
-                found.push_back(make_diag(severity::ambiguous, diag_code::matched_after_normalisation, from,
-                                          from.offset(),
-                                          cat({"'", reference,
-                                               "' matches only when resolved against the part's own relative "
-                                               "Content-Location (REQUIREMENTS E-13)"})));
+                found.push_back(
+                    make_diag(severity::ambiguous, diag_code::matched_after_normalisation, from,
+                              from.offset(),
+                              cat({"'", reference,
+                                   "' matches only when resolved against the part's own relative "
+                                   "Content-Location (REQUIREMENTS E-13)"})));
             }
         }
     }

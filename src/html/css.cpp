@@ -62,7 +62,6 @@ constexpr unsigned hex_value(unsigned char c) noexcept {
     return (c | 0x20u) - 'a' + 10;
 }
 
-
 constexpr char32_t replacement = 0xFFFD;
 
 // What a `\` escape stands for: a code point (hex escapes, NUL, EOF) or one octet of the

@@ -63,7 +63,8 @@ void append_utf8(std::string& out, char32_t cp) {
     }
 }
 
-std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attribute, std::string& out) {
+std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attribute,
+                             std::string& out) {
     // s[pos] == '&'
     const std::size_t n = s.size();
     std::size_t i = pos + 1;
@@ -76,10 +77,10 @@ std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attrib
         bool overflow = false;
         while (i < n) {
             char c = s[i];
-            int d = c >= '0' && c <= '9'                  ? c - '0'
-                    : hex && c >= 'a' && c <= 'f'          ? c - 'a' + 10
-                    : hex && c >= 'A' && c <= 'F'          ? c - 'A' + 10
-                                                           : -1;
+            int d = c >= '0' && c <= '9'          ? c - '0'
+                    : hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : hex && c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                  : -1;
             if (d < 0) break;
             if (!overflow) {
                 cp = cp * (hex ? 16 : 10) + static_cast<char32_t>(d);
@@ -114,7 +115,8 @@ std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attrib
     return 0;
 }
 
-void decode_text(std::string_view raw, bool in_attribute, std::string& out, std::vector<std::size_t>* map) {
+void decode_text(std::string_view raw, bool in_attribute, std::string& out,
+                 std::vector<std::size_t>* map) {
     out.clear();
     if (map) map->clear();
     std::size_t i = 0;

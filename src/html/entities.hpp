@@ -16,7 +16,8 @@ void append_utf8(std::string& out, char32_t cp);
 /// Returns the octets it used, or 0 when it is not a reference (then nothing is appended
 /// and the '&' stands for itself). `in_attribute` applies the attribute rule for legacy
 /// names without ';' followed by '=' or an alphanumeric.
-std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attribute, std::string& out);
+std::size_t decode_reference(std::string_view s, std::size_t pos, bool in_attribute,
+                             std::string& out);
 
 /// Decodes every reference in `raw` into `out`. With `map`, map[i] is the raw offset of
 /// decoded octet i (every octet of one reference maps to its '&') and map[out.size()] is

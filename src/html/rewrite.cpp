@@ -23,9 +23,10 @@ std::string syntax_escape(const reference& r, std::string_view url) {
         case value_syntax::css_url_unquoted:
         case value_syntax::css_url_quoted:
         case value_syntax::css_string: {
-            css_token_form form = r.syntax == value_syntax::css_url_unquoted ? css_token_form::url_unquoted
-                                  : r.syntax == value_syntax::css_url_quoted ? css_token_form::url_quoted
-                                                                             : css_token_form::string;
+            css_token_form form =
+                r.syntax == value_syntax::css_url_unquoted ? css_token_form::url_unquoted
+                : r.syntax == value_syntax::css_url_quoted ? css_token_form::url_quoted
+                                                           : css_token_form::string;
             std::string css = css_escape_url(url, form, r.css_quote);
             if (!r.raw_text) return css;
             // Inside <style> the text must not contain "</style": '<' as a CSS escape.
@@ -44,8 +45,9 @@ std::string syntax_escape(const reference& r, std::string_view url) {
             // commas and skips leading ones; a list splits at its separator).
             for (std::size_t i = 0; i < url.size(); ++i) {
                 char c = url[i];
-                bool separator = r.syntax == value_syntax::srcset ? c == ',' && (i == 0 || i + 1 == url.size())
-                                                                  : c == r.list_separator;
+                bool separator = r.syntax == value_syntax::srcset
+                                     ? c == ',' && (i == 0 || i + 1 == url.size())
+                                     : c == r.list_separator;
                 if (is_space(c) || separator) {
                     append_percent(out, static_cast<unsigned char>(c));
                 } else {
@@ -85,8 +87,8 @@ std::string attribute_escape(std::string_view v, char quote, bool whole_value) {
             out += "&quot;";
         } else if (quote == '\'' && c == '\'') {
             out += "&#39;";
-        } else if (quote == 0 && (is_space(c) || c == '"' || c == '\'' || c == '=' || c == '<' || c == '>' ||
-                                  c == '`')) {
+        } else if (quote == 0 && (is_space(c) || c == '"' || c == '\'' || c == '=' || c == '<' ||
+                                  c == '>' || c == '`')) {
             out += "&#";
             out += std::to_string(static_cast<unsigned char>(c));
             out += ';';

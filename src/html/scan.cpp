@@ -18,8 +18,12 @@ using detail::decode_text;
 constexpr bool is_space(char c) noexcept {
     return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
 }
-constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+constexpr bool is_alpha(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr char lower(char c) noexcept {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+}
 
 bool iequals(std::string_view a, std::string_view b) noexcept {
     if (a.size() != b.size()) return false;
@@ -80,7 +84,8 @@ constexpr uri_attribute uri_attributes[] = {
     {"img", "lowsrc", ref_kind::resource, value_syntax::attribute, false},
     {"img", "longdesc", ref_kind::navigation, value_syntax::attribute, false},
     {"img", "usemap", ref_kind::resource, value_syntax::attribute, false},
-    {"image", "src", ref_kind::resource, value_syntax::attribute, false},  // the tree builder makes it <img>
+    {"image", "src", ref_kind::resource, value_syntax::attribute,
+     false},  // the tree builder makes it <img>
     {"source", "src", ref_kind::resource, value_syntax::attribute, false},
     {"source", "srcset", ref_kind::resource, value_syntax::srcset, false},
     {"link", "href", ref_kind::resource, value_syntax::attribute, false},  // kind decided by rel
@@ -118,7 +123,8 @@ constexpr uri_attribute uri_attributes[] = {
     {"del", "cite", ref_kind::citation, value_syntax::attribute, false},
     {"ins", "cite", ref_kind::citation, value_syntax::attribute, false},
     {"base", "href", ref_kind::base, value_syntax::attribute, false},
-    {"meta", "content", ref_kind::navigation, value_syntax::meta_refresh, false},  // http-equiv=refresh only
+    {"meta", "content", ref_kind::navigation, value_syntax::meta_refresh,
+     false},  // http-equiv=refresh only
     {"image", "href", ref_kind::resource, value_syntax::attribute, true},
     {"image", "xlink:href", ref_kind::resource, value_syntax::attribute, true},
     {"feimage", "href", ref_kind::resource, value_syntax::attribute, true},
@@ -140,8 +146,9 @@ bool element_has_uri_attributes(std::string_view element, bool svg) noexcept {
 
 bool rel_loads_resource(std::string_view rel) {
     static constexpr std::string_view loading[] = {
-        "stylesheet", "icon", "apple-touch-icon", "apple-touch-icon-precomposed", "mask-icon",
-        "preload", "prefetch", "modulepreload", "manifest", "image_src"};
+        "stylesheet", "icon",     "apple-touch-icon", "apple-touch-icon-precomposed",
+        "mask-icon",  "preload",  "prefetch",         "modulepreload",
+        "manifest",   "image_src"};
     std::size_t i = 0;
     while (i < rel.size()) {
         while (i < rel.size() && is_space(rel[i])) ++i;
@@ -223,7 +230,8 @@ private:
         t.attributes.clear();
         t.names.clear();
         t.self_closing = false;
-        while (i < n && !is_space(in_[i]) && in_[i] != '/' && in_[i] != '>') t.name += lower(in_[i++]);
+        while (i < n && !is_space(in_[i]) && in_[i] != '/' && in_[i] != '>')
+            t.name += lower(in_[i++]);
         while (true) {
             while (i < n && (is_space(in_[i]) || in_[i] == '/')) {
                 t.self_closing = in_[i] == '/' && i + 1 < n && in_[i + 1] == '>';
@@ -295,8 +303,8 @@ private:
         if (name == "style") return css_element(end);
         if (name == "script") return script_data(end);
         if (name == "plaintext") return in_.size();
-        if (name == "xmp" || name == "iframe" || name == "noembed" || name == "noframes" || name == "textarea" ||
-            name == "title") {
+        if (name == "xmp" || name == "iframe" || name == "noembed" || name == "noframes" ||
+            name == "textarea" || name == "title") {
             std::size_t close = find_end_tag(end, name);
             return close;
         }
@@ -408,7 +416,8 @@ private:
 
     // Adds a reference for decoded range [a, b) of attribute `attr`'s value.
     reference& add(const attribute& attr, std::string_view element, std::string_view attribute_name,
-                   ref_kind kind, value_syntax syntax, std::size_t a, std::size_t b, std::string url) {
+                   ref_kind kind, value_syntax syntax, std::size_t a, std::size_t b,
+                   std::string url) {
         reference r;
         r.kind = kind;
         r.element = std::string(element);
@@ -435,7 +444,8 @@ private:
             }
             if (!has_rows) continue;
             for (const auto& row : uri_attributes) {
-                if (row.svg != svg || row.element != t.name || !iequals(attr.name, row.attribute)) continue;
+                if (row.svg != svg || row.element != t.name || !iequals(attr.name, row.attribute))
+                    continue;
                 emit(t, attr, row);
                 break;
             }
@@ -446,30 +456,43 @@ private:
         ref_kind kind = row.kind;
         if (t.name == "link" && row.attribute == "href") {
             const attribute* rel = find_attribute(t, "rel");
-            std::string rel_value = rel ? std::string(in_.substr(rel->value_offset, rel->value_length)) : "";
+            std::string rel_value =
+                rel ? std::string(in_.substr(rel->value_offset, rel->value_length)) : "";
             kind = rel_loads_resource(rel_value) ? ref_kind::resource : ref_kind::navigation;
         }
         if (t.name == "input" && row.attribute == "src") {
             const attribute* type = find_attribute(t, "type");
-            if (!type || !iequals(trimmed(in_.substr(type->value_offset, type->value_length)), "image")) return;
+            if (!type ||
+                !iequals(trimmed(in_.substr(type->value_offset, type->value_length)), "image"))
+                return;
         }
         if (t.name == "meta") {
             const attribute* equiv = find_attribute(t, "http-equiv");
-            if (!equiv || !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "refresh")) return;
+            if (!equiv ||
+                !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "refresh"))
+                return;
         }
         std::string_view value = decoded_value(attr);
         switch (row.syntax) {
-            case value_syntax::srcset: srcset(t, attr, row, value); return;
-            case value_syntax::list_item: list(t, attr, row, value, row.element == "applet" ? ',' : ' '); return;
-            case value_syntax::meta_refresh: refresh(t, attr, row, value); return;
-            default: break;
+            case value_syntax::srcset:
+                srcset(t, attr, row, value);
+                return;
+            case value_syntax::list_item:
+                list(t, attr, row, value, row.element == "applet" ? ',' : ' ');
+                return;
+            case value_syntax::meta_refresh:
+                refresh(t, attr, row, value);
+                return;
+            default:
+                break;
         }
         // A URL attribute's value is stripped of leading and trailing ASCII white space.
         std::size_t a = 0, b = value.size();
         while (a < b && is_space(value[a])) ++a;
         while (b > a && is_space(value[b - 1])) --b;
         bool first_base = kind == ref_kind::base && !result_.base;
-        add(attr, t.name, row.attribute, kind, value_syntax::attribute, a, b, std::string(value.substr(a, b - a)));
+        add(attr, t.name, row.attribute, kind, value_syntax::attribute, a, b,
+            std::string(value.substr(a, b - a)));
         if (first_base) result_.base = result_.refs.size() - 1;
     }
 
@@ -497,23 +520,27 @@ private:
                 descriptors = false;
             }
             if (end > start) {
-                reference& r = add(attr, t.name, row.attribute, row.kind, value_syntax::srcset, start, end,
-                                   std::string(v.substr(start, end - start)));
+                reference& r = add(attr, t.name, row.attribute, row.kind, value_syntax::srcset,
+                                   start, end, std::string(v.substr(start, end - start)));
                 (void)r;
             }
             if (!descriptors) continue;
             int depth = 0;  // descriptor tokenizer: commas inside parentheses do not end it
             while (i < n) {
                 char c = v[i];
-                if (c == '(') ++depth;
-                else if (c == ')' && depth > 0) --depth;
-                else if (c == ',' && depth == 0) break;
+                if (c == '(')
+                    ++depth;
+                else if (c == ')' && depth > 0)
+                    --depth;
+                else if (c == ',' && depth == 0)
+                    break;
                 ++i;
             }
         }
     }
 
-    void list(const tag& t, const attribute& attr, const uri_attribute& row, std::string_view v, char separator) {
+    void list(const tag& t, const attribute& attr, const uri_attribute& row, std::string_view v,
+              char separator) {
         std::size_t i = 0;
         const std::size_t n = v.size();
         while (i < n) {
@@ -523,15 +550,16 @@ private:
             std::size_t end = i;
             while (end > start && is_space(v[end - 1])) --end;
             if (end > start) {
-                reference& r = add(attr, t.name, row.attribute, row.kind, value_syntax::list_item, start, end,
-                                   std::string(v.substr(start, end - start)));
+                reference& r = add(attr, t.name, row.attribute, row.kind, value_syntax::list_item,
+                                   start, end, std::string(v.substr(start, end - start)));
                 r.list_separator = separator;
             }
         }
     }
 
     // HTML "shared declarative refresh steps": [time] [; or ,] [url=] [quote] URL [quote].
-    void refresh(const tag& t, const attribute& attr, const uri_attribute& row, std::string_view v) {
+    void refresh(const tag& t, const attribute& attr, const uri_attribute& row,
+                 std::string_view v) {
         std::size_t i = 0;
         const std::size_t n = v.size();
         while (i < n && is_space(v[i])) ++i;
@@ -571,8 +599,9 @@ private:
         css_refs_.clear();
         scan_css(value, css_refs_);
         for (auto& c : css_refs_) {
-            reference& r = add(attr, tag_.name, "style", ref_kind::resource, value_syntax::css_url_unquoted, c.offset,
-                               c.offset + c.length, std::move(c.url));
+            reference& r =
+                add(attr, tag_.name, "style", ref_kind::resource, value_syntax::css_url_unquoted,
+                    c.offset, c.offset + c.length, std::move(c.url));
             set_css_syntax(r, c);
         }
     }
@@ -580,7 +609,8 @@ private:
     void meta_charset(const tag& t) {
         if (!result_.meta_charset.empty()) return;
         if (const attribute* cs = find_attribute(t, "charset"); cs && cs->has_value) {
-            result_.meta_charset = std::string(trimmed(in_.substr(cs->value_offset, cs->value_length)));
+            result_.meta_charset =
+                std::string(trimmed(in_.substr(cs->value_offset, cs->value_length)));
             return;
         }
         const attribute* equiv = find_attribute(t, "http-equiv");
@@ -623,29 +653,43 @@ private:
 
 std::string_view kind_name(ref_kind k) noexcept {
     switch (k) {
-        case ref_kind::resource: return "resource";
-        case ref_kind::navigation: return "navigation";
-        case ref_kind::form_action: return "form_action";
-        case ref_kind::citation: return "citation";
-        case ref_kind::base: return "base";
+        case ref_kind::resource:
+            return "resource";
+        case ref_kind::navigation:
+            return "navigation";
+        case ref_kind::form_action:
+            return "form_action";
+        case ref_kind::citation:
+            return "citation";
+        case ref_kind::base:
+            return "base";
     }
     return "resource";
 }
 
 std::string_view syntax_name(value_syntax s) noexcept {
     switch (s) {
-        case value_syntax::attribute: return "attribute";
-        case value_syntax::srcset: return "srcset";
-        case value_syntax::list_item: return "list_item";
-        case value_syntax::meta_refresh: return "meta_refresh";
-        case value_syntax::css_url_unquoted: return "css_url";
-        case value_syntax::css_url_quoted: return "css_url_quoted";
-        case value_syntax::css_string: return "css_string";
+        case value_syntax::attribute:
+            return "attribute";
+        case value_syntax::srcset:
+            return "srcset";
+        case value_syntax::list_item:
+            return "list_item";
+        case value_syntax::meta_refresh:
+            return "meta_refresh";
+        case value_syntax::css_url_unquoted:
+            return "css_url";
+        case value_syntax::css_url_quoted:
+            return "css_url_quoted";
+        case value_syntax::css_string:
+            return "css_string";
     }
     return "attribute";
 }
 
-scan_result scan_html(std::string_view html, bool svg) { return scanner(html, svg).run(); }
+scan_result scan_html(std::string_view html, bool svg) {
+    return scanner(html, svg).run();
+}
 
 scan_result scan_style_sheet(std::string_view css) {
     scan_result result;

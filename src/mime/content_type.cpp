@@ -222,7 +222,8 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         }
         // RFC 2231 §4: if both forms are present the extended one is preferred.
         auto old = plain_names.count(name)
-                       ? std::find_if(items.begin(), items.end(), [&](const parameter& x) { return x.name == name; })
+                       ? std::find_if(items.begin(), items.end(),
+                                      [&](const parameter& x) { return x.name == name; })
                        : items.end();
         if (old != items.end()) {
             *old = std::move(prm);

@@ -232,7 +232,8 @@ enum class coding { b, q_phrase, q_uri };
 /// MHT-4.4.1.12): every printable ASCII octet except "=", "?", "_", '"' and "\\", so that
 /// the URI stays readable; SPACE is written =20, never "_".
 bool q_literal(unsigned char c, coding k) {
-    if (k == coding::q_uri) return c > 0x20 && c < 0x7F && c != '=' && c != '?' && c != '_' && c != '"' && c != '\\';
+    if (k == coding::q_uri)
+        return c > 0x20 && c < 0x7F && c != '=' && c != '?' && c != '_' && c != '"' && c != '\\';
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '!' ||
            c == '*' || c == '+' || c == '-' || c == '/';
 }
@@ -514,7 +515,8 @@ std::string encode_words(std::string_view octets, std::string_view charset, rfc2
                : enc == rfc2047_encoding::q_uri ? coding::q_uri
                                                 : coding::b;
     if (enc == rfc2047_encoding::shortest)
-        k = q_cost(octets, coding::q_phrase) <= b_cost(octets.size()) ? coding::q_phrase : coding::b;
+        k = q_cost(octets, coding::q_phrase) <= b_cost(octets.size()) ? coding::q_phrase
+                                                                      : coding::b;
     const bool q = k != coding::b;
 
     std::string prefix = "=?" + label + (q ? "?Q?" : "?B?");

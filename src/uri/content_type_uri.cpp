@@ -357,7 +357,9 @@ struct uri_parts {
 
 uri_parts split_uri(std::string_view u) noexcept {
     const reference_parts r = split_reference(u);
-    auto at = [&](std::string_view piece) { return static_cast<std::size_t>(piece.data() - u.data()); };
+    auto at = [&](std::string_view piece) {
+        return static_cast<std::size_t>(piece.data() - u.data());
+    };
     uri_parts p;
     p.body = u.substr(0, at(r.path) + r.path.size());
     if (r.has_query) {
@@ -514,7 +516,9 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
     // §2.1. A value with control characters (other than HTAB) could not be mapped back:
     // the closure refuses to put them into a Content-Type, so refuse them here as well.
     for (const auto& p : ct.params.items())
-        if (auto e = check_ctl(p.value, ctl_target::content_type, "the value of parameter ", p.name)) return *e;
+        if (auto e =
+                check_ctl(p.value, ctl_target::content_type, "the value of parameter ", p.name))
+            return *e;
     return result<mapping>::success(basic_ct_to_uri(ct));
 }
 

@@ -10,8 +10,8 @@ namespace mhtml::uri {
 
 namespace {
 
-constexpr std::size_t max_url_word = 40;   // RFC 2017 §3.1
-constexpr std::size_t max_line = 78;       // RFC 5322 §2.1.1 SHOULD
+constexpr std::size_t max_url_word = 40;  // RFC 2017 §3.1
+constexpr std::size_t max_line = 78;      // RFC 5322 §2.1.1 SHOULD
 
 using text::is_lwsp;
 
@@ -28,8 +28,9 @@ void note(std::vector<diagnostic>* diags, severity sev, diag_code code, std::siz
 
 // Labels that mean 7-bit ASCII: 8-bit octets cannot be labelled with them (MHT-4.4.1.11).
 bool is_ascii_label(std::string_view label) noexcept {
-    for (std::string_view a : {"us-ascii", "ascii", "us", "iso646-us", "ansi_x3.4-1968", "ansi_x3.4-1986",
-                               "csascii", "iso-ir-6", "cp367", "ibm367", "iso_646.irv:1991"})
+    for (std::string_view a :
+         {"us-ascii", "ascii", "us", "iso646-us", "ansi_x3.4-1968", "ansi_x3.4-1986", "csascii",
+          "iso-ir-6", "cp367", "ibm367", "iso_646.irv:1991"})
         if (text::iequals(label, a)) return true;
     return false;
 }
@@ -94,7 +95,8 @@ std::string extract_url_parameter(std::string_view value, std::vector<diagnostic
             std::snprintf(buf, sizeof buf, "0x%02X", static_cast<unsigned char>(c));
             note(diags, severity::warning, diag_code::url_unescaped_char, offset + i,
                  std::string("octet ") + buf +
-                     " inside a quoted URL should have been %-escaped (RFC 2017 §3.1 step 1); kept as it is");
+                     " inside a quoted URL should have been %-escaped (RFC 2017 §3.1 step 1); kept "
+                     "as it is");
             reported_char = true;
         }
         out += c;
@@ -131,7 +133,8 @@ std::string extract_header_uri(std::string_view field_body, std::vector<diagnost
     if (end > begin && field_body[end - 1] == ')') {
         std::size_t cut = text::trailing_cfws_begin(field_body.substr(0, end), begin);
         if (cut > begin && cut < end && is_lwsp(field_body[cut])) {
-            note(diags, severity::note, diag_code::header_uri_comment, cut, "comment after the URI dropped");
+            note(diags, severity::note, diag_code::header_uri_comment, cut,
+                 "comment after the URI dropped");
             end = cut;
             trim();
         }
@@ -165,7 +168,8 @@ std::string extract_header_uri(std::string_view field_body, std::vector<diagnost
 
 result<std::string> url_parameter(std::string_view url) {
     if (url.empty())
-        return result<std::string>::failure("empty_url", "a URL parameter needs at least one character");
+        return result<std::string>::failure("empty_url",
+                                            "a URL parameter needs at least one character");
     const std::string escaped = escape_url(url);
     std::string out = "\"";
     std::size_t pos = 0;
@@ -221,15 +225,18 @@ bool is_legacy_method_indicator(std::string_view uri) noexcept {
 
 std::string_view form_name(header_uri_form f) noexcept {
     switch (f) {
-        case header_uri_form::bare: return "bare";
-        case header_uri_form::quoted: return "quoted";
-        case header_uri_form::encoded_words: return "encoded-words";
+        case header_uri_form::bare:
+            return "bare";
+        case header_uri_form::quoted:
+            return "quoted";
+        case header_uri_form::encoded_words:
+            return "encoded-words";
     }
     return "bare";
 }
 
 header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
-                                  std::string_view document_charset, bool force_encoded_words) {
+                                 std::string_view document_charset, bool force_encoded_words) {
     header_uri_text out;
     bool offending = force_encoded_words;
     bool eight_bit = false;
@@ -254,14 +261,16 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
     out.charset = "US-ASCII";
     if (eight_bit) {
         out.charset = "UNKNOWN-8BIT";
-        auto canon = is_ascii_label(document_charset) ? std::nullopt : mime::canonical_charset(document_charset);
+        auto canon = is_ascii_label(document_charset) ? std::nullopt
+                                                      : mime::canonical_charset(document_charset);
         if (canon && mime::charset_known(*canon) && *canon != "UNKNOWN-8BIT") {
             auto text = mime::to_utf8(uri, *canon);
             auto back = text ? mime::from_utf8(*text, *canon) : std::nullopt;
             if (back && *back == uri) out.charset = *canon;
         }
     }
-    out.value = mime::encode_words(uri, out.charset, mime::rfc2047_encoding::q_uri, first_line_used);
+    out.value =
+        mime::encode_words(uri, out.charset, mime::rfc2047_encoding::q_uri, first_line_used);
     return out;
 }
 

@@ -58,17 +58,29 @@ const sip_key& process_key() {
     return key;
 }
 
-constexpr std::uint64_t rotl(std::uint64_t x, int b) noexcept { return (x << b) | (x >> (64 - b)); }
+constexpr std::uint64_t rotl(std::uint64_t x, int b) noexcept {
+    return (x << b) | (x >> (64 - b));
+}
 
 std::uint32_t hash_of(std::string_view s) noexcept {
     const sip_key& key = process_key();
     std::uint64_t v0 = 0x736f6d6570736575ull ^ key.k0, v1 = 0x646f72616e646f6dull ^ key.k1;
     std::uint64_t v2 = 0x6c7967656e657261ull ^ key.k0, v3 = 0x7465646279746573ull ^ key.k1;
     auto round = [&] {
-        v0 += v1; v1 = rotl(v1, 13); v1 ^= v0; v0 = rotl(v0, 32);
-        v2 += v3; v3 = rotl(v3, 16); v3 ^= v2;
-        v0 += v3; v3 = rotl(v3, 21); v3 ^= v0;
-        v2 += v1; v1 = rotl(v1, 17); v1 ^= v2; v2 = rotl(v2, 32);
+        v0 += v1;
+        v1 = rotl(v1, 13);
+        v1 ^= v0;
+        v0 = rotl(v0, 32);
+        v2 += v3;
+        v3 = rotl(v3, 16);
+        v3 ^= v2;
+        v0 += v3;
+        v3 = rotl(v3, 21);
+        v3 ^= v0;
+        v2 += v1;
+        v1 = rotl(v1, 17);
+        v1 ^= v2;
+        v2 = rotl(v2, 32);
     };
     const std::size_t n = s.size();
     std::size_t i = 0;
@@ -80,7 +92,8 @@ std::uint32_t hash_of(std::string_view s) noexcept {
         v0 ^= m;
     }
     std::uint64_t last = std::uint64_t(n) << 56;
-    for (std::size_t k = 0; i + k < n; ++k) last |= std::uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
+    for (std::size_t k = 0; i + k < n; ++k)
+        last |= std::uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
     v3 ^= last;
     round();
     v0 ^= last;
@@ -147,7 +160,8 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             if (!key.empty()) {
                 if (!by_id_.insert(key, i))
                     report(diags, severity::warning, diag_code::duplicate_content_id, p.path,
-                           "Content-ID <" + key + "> is also on an earlier part; references reach the first");
+                           "Content-ID <" + key +
+                               "> is also on an earlier part; references reach the first");
                 by_folded_id_.insert(ascii_folded(key), i);
             }
         }
@@ -167,21 +181,26 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         std::string key(location_key(resolved, scratch));
         if (!by_location_.insert(key, i))
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
-                   "Content-Location " + key + " is also on an earlier part; references reach the first");
+                   "Content-Location " + key +
+                       " is also on an earlier part; references reach the first");
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
-        if (std::string normal = normalize(key); normal != key) by_normal_location_.insert(std::move(normal), i);
+        if (std::string normal = normalize(key); normal != key)
+            by_normal_location_.insert(std::move(normal), i);
         // REQUIREMENTS E-14: a producer that wrote raw spaces into an unquoted
         // Content-Location meant them; the lenient pass also knows that reading.
         std::string_view raw = *p.content_location;
         while (!raw.empty() && text::is_lwsp(raw.front())) raw.remove_prefix(1);
         while (!raw.empty() && text::is_lwsp(raw.back())) raw.remove_suffix(1);
-        std::string spaced = raw.find_first_of(" \t\r\n") == std::string_view::npos
-                                 ? label
-                                 : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
+        std::string spaced =
+            raw.find_first_of(" \t\r\n") == std::string_view::npos
+                ? label
+                : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
         if (spaced != label) {
             std::string spaced_scratch;
             by_spaced_location_.insert(
-                std::string(location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)), i);
+                std::string(
+                    location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)),
+                i);
         }
         locations_[i] = std::move(resolved);
     }
@@ -192,7 +211,8 @@ const std::string* label_index::location(std::size_t i) const {
 }
 
 reference_match label_index::find(std::string_view reference, const base_uri& base,
-                                  const match_options& options, std::vector<diagnostic>* diags) const {
+                                  const match_options& options,
+                                  std::vector<diagnostic>* diags) const {
     reference_match m;
     auto lenient_hit = [&](std::size_t part, std::string why) {
         m.part = part;
@@ -201,10 +221,11 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         message += reference;
         message += "' matches no label exactly; ";
         message += why;
-        report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {}, std::move(message));
+        report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {},
+               std::move(message));
     };
     if (is_cid_url(reference)) {
-        m.resolved = std::string(reference);  // cid: URLs are not resolved (MHT-8.3)
+        m.resolved = std::string(reference);      // cid: URLs are not resolved (MHT-8.3)
         reference = without_fragment(reference);  // a fragment is not part of the id
         auto converted = cid_to_content_id(reference);
         std::string key = converted ? id_key(converted.value) : std::string();
@@ -221,9 +242,13 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
                 m.lenient = true;
                 std::string message = "'";
                 message += reference;
-                message += "' matches no Content-ID; matched the part whose Content-Location is that cid: URL, "
-                           "as Chromium writes and reads its archives (RFC 2557 8.3 says it names nothing)";
-                report(diags, severity::ambiguous, diag_code::cid_matched_content_location, {}, std::move(message));
+                message +=
+                    "' matches no Content-ID; matched the part whose Content-Location is that cid: "
+                    "URL, "
+                    "as Chromium writes and reads its archives (RFC 2557 8.3 says it names "
+                    "nothing)";
+                report(diags, severity::ambiguous, diag_code::cid_matched_content_location, {},
+                       std::move(message));
                 return m;
             }
         }
@@ -235,7 +260,9 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         }
         if (reference.find('%') != std::string_view::npos) {
             if (auto hit = lookup(by_id_, reference.substr(4))) {
-                lenient_hit(*hit, "matched the Content-ID written without %-decoding (RFC 2392's example, MHT-8.3.2)");
+                lenient_hit(*hit,
+                            "matched the Content-ID written without %-decoding (RFC 2392's "
+                            "example, MHT-8.3.2)");
             }
         }
         return m;
@@ -258,9 +285,11 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     const std::size_t* normal_hit = lookup(by_normal_location_, normal);
     if (!normal_hit && normal != key) normal_hit = lookup(by_location_, normal);
     if (normal_hit) {
-        lenient_hit(*normal_hit, "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
+        lenient_hit(*normal_hit,
+                    "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
     } else if (auto spaced = lookup(by_spaced_location_, key)) {
-        lenient_hit(*spaced, "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");
+        lenient_hit(*spaced,
+                    "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");
     }
     return m;
 }

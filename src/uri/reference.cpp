@@ -112,7 +112,6 @@ void recompose_tail(std::string& out, const reference_parts& r) {
     append_tail(out, r.has_query, r.query, r.has_fragment, r.fragment);
 }
 
-
 // §6.2.2.1 and §6.2.2.2: `%xx` upper-cased, escapes of unreserved octets decoded. A `%`
 // that starts no escape becomes `%25`, so that a decoded octet never completes a new
 // escape with it (normalising twice gives the same result).
@@ -123,7 +122,8 @@ std::string normalize_escapes(std::string_view s) {
         int hi = 0, lo = 0;
         if (s[i] != '%') {
             out += s[i];
-        } else if (i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 && (lo = hex_value(s[i + 2])) >= 0) {
+        } else if (i + 2 < s.size() && (hi = hex_value(s[i + 1])) >= 0 &&
+                   (lo = hex_value(s[i + 2])) >= 0) {
             char c = static_cast<char>(hi * 16 + lo);
             if (is_unreserved(c)) {
                 out += c;
@@ -140,10 +140,11 @@ std::string normalize_escapes(std::string_view s) {
     return out;
 }
 
-
 }  // namespace
 
-bool is_fictitious_scheme(std::string_view scheme) noexcept { return text::is_fictitious_scheme(scheme); }
+bool is_fictitious_scheme(std::string_view scheme) noexcept {
+    return text::is_fictitious_scheme(scheme);
+}
 
 reference_parts split_reference(std::string_view ref) noexcept {
     reference_parts r;
@@ -175,13 +176,17 @@ reference_parts split_reference(std::string_view ref) noexcept {
     return r;
 }
 
-bool is_absolute(std::string_view ref) noexcept { return split_reference(ref).has_scheme; }
+bool is_absolute(std::string_view ref) noexcept {
+    return split_reference(ref).has_scheme;
+}
 
 std::string_view without_fragment(std::string_view ref) noexcept {
     return ref.substr(0, ref.find('#'));
 }
 
-bool is_same_document(std::string_view ref) noexcept { return ref.empty() || ref[0] == '#'; }
+bool is_same_document(std::string_view ref) noexcept {
+    return ref.empty() || ref[0] == '#';
+}
 
 std::string remove_dot_segments(std::string_view path) {
     std::string out;
@@ -201,8 +206,8 @@ bool check_reference(std::string_view ref, std::vector<diagnostic>* diags, std::
             char buf[8];
             std::snprintf(buf, sizeof buf, "0x%02X", c);
             report(diag_code::uri_invalid_chars, i,
-                   "URI reference has octet " + std::string(buf) +
-                       " at position " + std::to_string(i) +
+                   "URI reference has octet " + std::string(buf) + " at position " +
+                       std::to_string(i) +
                        ", which a URI may not contain there; resolved as written, octets kept");
             return false;
         }
@@ -242,9 +247,13 @@ std::optional<base_uri> base_uri::make(std::string_view text) {
     return b;
 }
 
-base_uri base_uri::fictitious() { return *make(fictitious_base); }
+base_uri base_uri::fictitious() {
+    return *make(fictitious_base);
+}
 
-void base_uri::split() noexcept { parts_ = split_reference(text_); }
+void base_uri::split() noexcept {
+    parts_ = split_reference(text_);
+}
 
 void base_uri::resolve_into(std::string& out, std::string_view ref_text,
                             std::vector<diagnostic>* diags) const {

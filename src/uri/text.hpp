@@ -8,11 +8,19 @@
 
 namespace mhtml::uri::text {
 
-constexpr bool is_alpha(char c) noexcept { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
-constexpr bool is_alnum(char c) noexcept { return is_alpha(c) || is_digit(c); }
+constexpr bool is_alpha(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+constexpr bool is_digit(char c) noexcept {
+    return c >= '0' && c <= '9';
+}
+constexpr bool is_alnum(char c) noexcept {
+    return is_alpha(c) || is_digit(c);
+}
 /// RFC 5322 white space and line ends.
-constexpr bool is_lwsp(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+constexpr bool is_lwsp(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 /// RFC 3986 unreserved.
 constexpr bool is_unreserved(char c) noexcept {
     return is_alnum(c) || c == '-' || c == '.' || c == '_' || c == '~';
@@ -29,7 +37,9 @@ constexpr int hex_value(char c) noexcept {
            : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                   : -1;
 }
-constexpr char hex_upper(unsigned v) noexcept { return "0123456789ABCDEF"[v & 15]; }
+constexpr char hex_upper(unsigned v) noexcept {
+    return "0123456789ABCDEF"[v & 15];
+}
 
 /// True when s[i] starts a `%XX` escape.
 constexpr bool is_escape_at(std::string_view s, std::size_t i) noexcept {

@@ -10,7 +10,9 @@ namespace {
 using mhtml::test::run_cli;
 using mhtml::test::shell_quote;
 
-std::string corpus(const char* name) { return shell_quote(std::string(MHTML_TEST_DATA) + "/corpus/" + name); }
+std::string corpus(const char* name) {
+    return shell_quote(std::string(MHTML_TEST_DATA) + "/corpus/" + name);
+}
 
 TEST(CliArchive, LsShowsRootBaseAndResolvedLocation) {
     auto r = run_cli("ls --json " + corpus("jwz__082_mhtml_test_cbase_cloc_mixed.eml"));
@@ -21,11 +23,13 @@ TEST(CliArchive, LsShowsRootBaseAndResolvedLocation) {
     EXPECT_EQ(parts[1]["root"], true);
     EXPECT_EQ(parts[1]["content_location"], "jwz/index.html");
     EXPECT_EQ(parts[1]["resolved_location"], "http://www.netscape.com/people/jwz/index.html");
-    EXPECT_EQ(parts[1]["base"], "http://www.netscape.com/people/index.html");  // its own Content-Base (5 b)
+    EXPECT_EQ(parts[1]["base"],
+              "http://www.netscape.com/people/index.html");  // its own Content-Base (5 b)
     EXPECT_TRUE(parts[0]["resolved_location"].is_null());
     auto text = run_cli("ls " + corpus("jwz__082_mhtml_test_cbase_cloc_mixed.eml"));
     EXPECT_NE(text.out.find(" 1*"), std::string::npos);
-    EXPECT_NE(text.out.find("resolved=http://www.netscape.com/people/jwz/index.html"), std::string::npos);
+    EXPECT_NE(text.out.find("resolved=http://www.netscape.com/people/jwz/index.html"),
+              std::string::npos);
 }
 
 TEST(CliArchive, RefsResolvesEveryReferenceOfAnArchive) {
@@ -55,9 +59,12 @@ TEST(CliArchive, CatByUriAndByPath) {
     EXPECT_NE(css.out.find("#secondDiv"), std::string::npos);
     auto by_path = run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " 3");
     EXPECT_EQ(by_path.out, css.out);
-    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " nothere.png").status, 1);
+    EXPECT_EQ(
+        run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " nothere.png").status,
+        1);
     EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " 9").status, 1);
-    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " .").status, 1);  // a multipart
+    EXPECT_EQ(run_cli("cat " + corpus("chromium__page_with_css_and_js_ie.mht") + " .").status,
+              1);  // a multipart
 }
 
 }  // namespace

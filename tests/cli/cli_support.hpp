@@ -60,7 +60,8 @@ inline std::string temp_file(const std::string& content, const std::string& suff
 }
 
 /// Runs `mhtml` with each argument quoted, and `stdin_text` (if given) as standard input.
-inline run_result run_cli(const std::vector<std::string>& args, const std::string* stdin_text = nullptr) {
+inline run_result run_cli(const std::vector<std::string>& args,
+                          const std::string* stdin_text = nullptr) {
     std::string tail;
     for (auto& a : args) {
         if (!tail.empty()) tail += ' ';

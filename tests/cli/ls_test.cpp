@@ -15,7 +15,9 @@ namespace {
 using mhtml::test::run_result;
 using mhtml::test::temp_file;
 
-run_result run(const std::string& args) { return mhtml::test::run_cli(args); }
+run_result run(const std::string& args) {
+    return mhtml::test::run_cli(args);
+}
 
 std::string corpus(const char* name) {
     return std::string(MHTML_TEST_DATA) + "/corpus/" + name;

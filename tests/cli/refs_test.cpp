@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_support.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli/cli_support.hpp"
 
 #include <array>
 #include <cstdio>
@@ -17,7 +17,9 @@ namespace {
 
 using mhtml::test::run_result;
 
-run_result run(const std::string& args) { return mhtml::test::run_cli(args); }
+run_result run(const std::string& args) {
+    return mhtml::test::run_cli(args);
+}
 
 std::string temp_file(const std::string& name, const std::string& content) {
     return mhtml::test::temp_file(content, "_" + name);
@@ -38,7 +40,8 @@ TEST(CliRefs, JsonListsEveryReferenceWithOffsetsAndValues) {
     EXPECT_EQ(j[1]["attribute"], "src");
     EXPECT_EQ(j[1]["raw"], "a&amp;b.png");
     EXPECT_EQ(j[1]["url"], "a&b.png");
-    EXPECT_EQ(page.substr(j[1]["offset"].get<std::size_t>(), j[1]["length"].get<std::size_t>()), "a&amp;b.png");
+    EXPECT_EQ(page.substr(j[1]["offset"].get<std::size_t>(), j[1]["length"].get<std::size_t>()),
+              "a&amp;b.png");
     EXPECT_EQ(j[3]["url"], "y.png");
     EXPECT_EQ(j[4]["element"], "style");
     EXPECT_EQ(j[5]["kind"], "navigation");
@@ -48,10 +51,12 @@ TEST(CliRefs, JsonListsEveryReferenceWithOffsetsAndValues) {
 TEST(CliRefs, BaseResolvesThroughTheDocumentBase) {
     auto file = temp_file("b.html", page);
     auto j = nlohmann::json::parse(run("refs --json --base http://e.example/d/ " + file).out);
-    EXPECT_EQ(j[0]["resolved"], "http://e.example/d/sub/");  // <base> itself: against the given base
+    EXPECT_EQ(j[0]["resolved"],
+              "http://e.example/d/sub/");  // <base> itself: against the given base
     EXPECT_EQ(j[1]["resolved"], "http://e.example/d/sub/a&b.png");
     EXPECT_EQ(j[5]["resolved"], "http://e.example/d/up.html");
-    auto k = nlohmann::json::parse(run("refs --json --no-document-base --base http://e.example/d/ " + file).out);
+    auto k = nlohmann::json::parse(
+        run("refs --json --no-document-base --base http://e.example/d/ " + file).out);
     EXPECT_EQ(k[1]["resolved"], "http://e.example/d/a&b.png");
     EXPECT_EQ(run("refs --base relative/ " + file).status, 2);
 }
@@ -73,7 +78,8 @@ TEST(CliRefs, TextListing) {
     auto r = run("refs --base http://e.example/ " + temp_file("t.html", "<img src=\"i.png\">"));
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("1 references"), std::string::npos);
-    EXPECT_NE(r.out.find("10\tresource\timg@src\ti.png\thttp://e.example/i.png"), std::string::npos);
+    EXPECT_NE(r.out.find("10\tresource\timg@src\ti.png\thttp://e.example/i.png"),
+              std::string::npos);
 }
 
 TEST(CliRefs, MissingFileAndHelp) {

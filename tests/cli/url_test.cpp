@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_support.hpp"
 #include <sys/wait.h>
 #include <unistd.h>
+#include "cli/cli_support.hpp"
 
 #include <array>
 #include <cstdio>
@@ -23,12 +23,15 @@ run_result run(const std::vector<std::string>& args, const std::string* stdin_te
     return mhtml::test::run_cli(args, stdin_text);
 }
 
-std::vector<std::string> lines(const std::string& s) { return mhtml::test::lines_of(s); }
+std::vector<std::string> lines(const std::string& s) {
+    return mhtml::test::lines_of(s);
+}
 
 TEST(CliUrl, ResolveArgumentsOnePerLine) {
     auto r = run({"url", "resolve", "http://a/b/c/d;p?q", "../g", "../../../g", "g?y#s"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"http://a/b/g", "http://a/g", "http://a/b/c/g?y#s"}));
+    EXPECT_EQ(lines(r.out),
+              (std::vector<std::string>{"http://a/b/g", "http://a/g", "http://a/b/c/g?y#s"}));
 }
 
 TEST(CliUrl, ResolveReadsStandardInputLines) {
@@ -36,7 +39,8 @@ TEST(CliUrl, ResolveReadsStandardInputLines) {
     auto r = run({"url", "resolve", "this_message:/d/", "-"}, &in);
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(lines(r.out),
-              (std::vector<std::string>{"this_message:/d/a.gif", "this_message:/b.gif", "this_message:/d/#top"}));
+              (std::vector<std::string>{"this_message:/d/a.gif", "this_message:/b.gif",
+                                        "this_message:/d/#top"}));
 }
 
 TEST(CliUrl, ResolveJsonReportsDiagnostics) {
@@ -58,7 +62,8 @@ TEST(CliUrl, RelativeBaseIsAUsageError) {
 TEST(CliUrl, CidBothDirections) {
     auto r = run({"url", "cid", "cid:foo4%25foo1@bar.net", "<a/b@example.net>"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"<foo4%foo1@bar.net>", "cid:a%2Fb@example.net"}));
+    EXPECT_EQ(lines(r.out),
+              (std::vector<std::string>{"<foo4%foo1@bar.net>", "cid:a%2Fb@example.net"}));
 }
 
 TEST(CliUrl, FailedInputKeepsLinesAlignedAndExitsOne) {
@@ -73,8 +78,8 @@ TEST(CliUrl, FailedInputKeepsLinesAlignedAndExitsOne) {
 TEST(CliUrl, MidBothDirections) {
     auto r = run({"url", "mid", "mid:m@x.example/p%2F1@x.example", "<m@x> <p/1@x>", "<only@x>"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"<m@x.example> <p/1@x.example>", "mid:m@x/p%2F1@x",
-                                                      "mid:only@x"}));
+    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"<m@x.example> <p/1@x.example>",
+                                                      "mid:m@x/p%2F1@x", "mid:only@x"}));
 }
 
 TEST(CliUrl, ControlOctetsInAResultNeverBreakTheLines) {
@@ -93,12 +98,16 @@ TEST(CliUrl, MidIdsWithoutBrackets) {
 TEST(CliUrl, ContentTypeMappingBothDirections) {
     auto a = run({"url", "ct2uri", "text/plain; charset=us-ascii"});
     EXPECT_EQ(lines(a.out).at(0), "ContentType:text/plain?charset=\"us-ascii\"");
-    auto b = run({"url", "uri2ct", "--json", "mailto:joe@blow.test?MIME-Type=\"message/rfc822\"#123"});
+    auto b =
+        run({"url", "uri2ct", "--json", "mailto:joe@blow.test?MIME-Type=\"message/rfc822\"#123"});
     auto j = nlohmann::json::parse(lines(b.out).at(0));
-    EXPECT_EQ(j["output"], "message/rfc822; URI-Body=\"mailto:joe@blow.test\"; URI-Fragment=\"123\"");
+    EXPECT_EQ(j["output"],
+              "message/rfc822; URI-Body=\"mailto:joe@blow.test\"; URI-Fragment=\"123\"");
     EXPECT_EQ(j["rule"], "controlled");  // CTURI-6.2
-    auto c = run({"url", "uri2ct", "--no-controlled", "http://xml.example?MIME-Type=\"application/xml\""});
-    EXPECT_EQ(lines(c.out).at(0), "application/uri.http%3A%2F%2Fxml.example; MIME-Type=\"application%2Fxml\"");
+    auto c = run(
+        {"url", "uri2ct", "--no-controlled", "http://xml.example?MIME-Type=\"application/xml\""});
+    EXPECT_EQ(lines(c.out).at(0),
+              "application/uri.http%3A%2F%2Fxml.example; MIME-Type=\"application%2Fxml\"");
     EXPECT_EQ(run({"url", "uri2ct", "relative/x"}).status, 1);
 }
 
@@ -113,7 +122,8 @@ TEST(CliUrl, FoldUnfoldAndHeaderForms) {
     auto e = run({"url", "encode-header", "http://x.example/a b.gif"});
     EXPECT_EQ(lines(e.out).at(0), "=?US-ASCII?Q?http://x.example/a=20b.gif?=");
     auto d = run({"url", "decode-header", lines(e.out).at(0), "(c) \"http://x.example/q\""});
-    EXPECT_EQ(lines(d.out), (std::vector<std::string>{"http://x.example/a b.gif", "http://x.example/q"}));
+    EXPECT_EQ(lines(d.out),
+              (std::vector<std::string>{"http://x.example/a b.gif", "http://x.example/q"}));
     auto a = run({"url", "encode-header", "--auto", "--json", "http://x.example/a.gif"});
     EXPECT_EQ(nlohmann::json::parse(lines(a.out).at(0))["form"], "bare");
 }
@@ -129,10 +139,12 @@ TEST(CliUrl, EncodeDecodeRoundTripThroughAPipe) {
 }
 
 TEST(CliUrl, FilenamesAreUniqueAcrossTheSet) {
-    auto r = run({"url", "filename", "https://e.example/Logo.PNG image/png", "https://f.example/logo.png",
-                  "https://e.example/con text/html", "https://e.example/2019-report.pdf application/pdf"});
+    auto r = run({"url", "filename", "https://e.example/Logo.PNG image/png",
+                  "https://f.example/logo.png", "https://e.example/con text/html",
+                  "https://e.example/2019-report.pdf application/pdf"});
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(lines(r.out), (std::vector<std::string>{"logo.png", "logo1.png", "con1.htm", "f2019rep.pdf"}));
+    EXPECT_EQ(lines(r.out),
+              (std::vector<std::string>{"logo.png", "logo1.png", "con1.htm", "f2019rep.pdf"}));
     auto c = run({"url", "filename", "--check", "logo.gif", "logo.jpeg"});
     EXPECT_EQ(c.status, 1);
 }
@@ -141,8 +153,8 @@ TEST(CliUrl, HelpHasExamples) {
     auto r = run({"url", "--help"});
     EXPECT_EQ(r.status, 0);
     EXPECT_NE(r.out.find("Examples:"), std::string::npos);
-    for (const char* sub : {"resolve", "cid", "mid", "ct2uri", "uri2ct", "fold", "unfold", "encode-header",
-                            "decode-header", "filename"})
+    for (const char* sub : {"resolve", "cid", "mid", "ct2uri", "uri2ct", "fold", "unfold",
+                            "encode-header", "decode-header", "filename"})
         EXPECT_NE(r.out.find(sub), std::string::npos) << sub;
 }
 

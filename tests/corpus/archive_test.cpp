@@ -31,7 +31,8 @@ TEST(CorpusArchive, EveryPartOfABlinkArchiveIsReachedFromItsRoot) {
         SCOPED_TRACE(path.filename().string());
         auto doc = mime::document::parse(std::move(bytes));
         auto agg = aggregate::build(doc);
-        if (agg.related().empty()) continue;  // mhtml2html__portfolio.mhtml: its header block ends early
+        if (agg.related().empty())
+            continue;  // mhtml2html__portfolio.mhtml: its header block ends early
         ++archives;
         EXPECT_TRUE(agg.blink());
         const related_structure& rs = agg.related().front();
@@ -44,7 +45,8 @@ TEST(CorpusArchive, EveryPartOfABlinkArchiveIsReachedFromItsRoot) {
         std::vector<mime::part_view> queue = {*rs.root.root};
         for (const auto& m : rs.members) {
             auto id = m.content_id();
-            if (id && id->starts_with("frame-") && id->ends_with("@mhtml.blink") && found.insert(m.index()).second)
+            if (id && id->starts_with("frame-") && id->ends_with("@mhtml.blink") &&
+                found.insert(m.index()).second)
                 queue.push_back(m);
         }
         while (!queue.empty()) {
@@ -59,19 +61,21 @@ TEST(CorpusArchive, EveryPartOfABlinkArchiveIsReachedFromItsRoot) {
                 } else if (!res.same_document) {
                     std::string_view resolved = uri::without_fragment(res.resolved);
                     EXPECT_FALSE(labels.count(std::string(resolved)))
-                        << "'" << r.url << "' in part " << p.path() << " resolves to " << res.resolved
-                        << " as external, but a part is labelled with it";
+                        << "'" << r.url << "' in part " << p.path() << " resolves to "
+                        << res.resolved << " as external, but a part is labelled with it";
                 }
             }
         }
         for (const auto& m : rs.members) {
             if (m == *rs.root.root) continue;
             ++reached;
-            EXPECT_TRUE(found.count(m.index())) << "part " << m.path() << " (" << m.content_type().essence()
-                                                << ") is not reached from the root";
+            EXPECT_TRUE(found.count(m.index()))
+                << "part " << m.path() << " (" << m.content_type().essence()
+                << ") is not reached from the root";
         }
     }
-    std::printf("%zu Blink archives, %zu parts reached, %zu references resolved\n", archives, reached, references);
+    std::printf("%zu Blink archives, %zu parts reached, %zu references resolved\n", archives,
+                reached, references);
     EXPECT_GE(archives, 5u);
     EXPECT_GT(reached, 90u);
 }

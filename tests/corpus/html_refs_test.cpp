@@ -17,8 +17,8 @@
 
 #include "corpus/corpus_support.hpp"
 
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -41,7 +41,8 @@ doc_type type_of(const mime::part_view& p) {
 }
 
 html::scan_result scan(doc_type t, std::string_view body) {
-    return t == doc_type::css ? html::scan_style_sheet(body) : html::scan_html(body, t == doc_type::svg);
+    return t == doc_type::css ? html::scan_style_sheet(body)
+                              : html::scan_html(body, t == doc_type::svg);
 }
 
 TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
@@ -63,7 +64,8 @@ TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
         std::vector<uri::part_labels> labels(children.size());
         for (std::size_t i = 0; i < children.size(); ++i) {
             if (auto h = children[i].header("Content-ID")) ids[i] = std::string(h->value());
-            if (auto h = children[i].header("Content-Location")) locations[i] = std::string(h->value());
+            if (auto h = children[i].header("Content-Location"))
+                locations[i] = std::string(h->value());
             if (ids[i]) labels[i].content_id = *ids[i];
             if (locations[i]) labels[i].content_location = *locations[i];
         }
@@ -91,24 +93,27 @@ TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
             auto own = index.location(i) ? uri::base_uri::make(*index.location(i)) : std::nullopt;
             uri::base_uri base = own ? *own : uri::base_uri::fictitious();
             if (result.base)
-                if (auto b = uri::base_uri::make(base.resolve(result.refs[*result.base].url))) base = *b;
+                if (auto b = uri::base_uri::make(base.resolve(result.refs[*result.base].url)))
+                    base = *b;
             for (const auto& r : result.refs) {
-                auto m = index.find(r.url, base, {.cid_content_location = true});  // Blink's cid: labels
+                auto m =
+                    index.find(r.url, base, {.cid_content_location = true});  // Blink's cid: labels
                 if (m.part && found.insert(*m.part).second) queue.push_back(*m.part);
             }
         }
         for (std::size_t i = 1; i < children.size(); ++i) {
             if (frames.count(i)) continue;
             ++parts_checked;
-            EXPECT_TRUE(found.count(i)) << "part " << i + 1 << " ("
-                                        << children[i].content_type().essence() << ", "
-                                        << locations[i].value_or("no Content-Location")
-                                        << ") is referenced by nothing the scanner found";
+            EXPECT_TRUE(found.count(i))
+                << "part " << i + 1 << " (" << children[i].content_type().essence() << ", "
+                << locations[i].value_or("no Content-Location")
+                << ") is referenced by nothing the scanner found";
         }
     }
     RecordProperty("archives", static_cast<int>(archives));
     RecordProperty("parts_checked", static_cast<int>(parts_checked));
-    std::printf("%zu Chromium archives, %zu parts each found by a reference\n", archives, parts_checked);
+    std::printf("%zu Chromium archives, %zu parts each found by a reference\n", archives,
+                parts_checked);
     EXPECT_GE(archives, 5u);
     EXPECT_GT(parts_checked, 20u);
 }
@@ -127,7 +132,9 @@ TEST(CorpusHtmlRefs, RewritesAreExactOnEveryDocumentPart) {
             auto refs = scan(t, body).refs;
             ++documents;
             references += refs.size();
-            EXPECT_EQ(html::rewrite(body, refs, [](const html::reference&) { return std::nullopt; }), body);
+            EXPECT_EQ(
+                html::rewrite(body, refs, [](const html::reference&) { return std::nullopt; }),
+                body);
             const std::string x = "cid:x-1@mhtml.test";
             std::string out = html::rewrite(body, refs, [&](const html::reference&) { return x; });
             auto again = scan(t, out).refs;

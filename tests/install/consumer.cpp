@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
     for (auto p : doc.parts()) leaves += p.is_leaf();
     // The URI layer links Boost.URL (a private dependency the package config must bring).
     if (!mhtml::uri::check_reference("http://a/b/c?d#e")) return 1;
-    if (mhtml::uri::resolve("http://a/b/c/d;p?q", "../../../g").value_or("") != "http://a/g") return 1;
+    if (mhtml::uri::resolve("http://a/b/c/d;p?q", "../../../g").value_or("") != "http://a/g")
+        return 1;
     std::printf("consumer: %zu entities, %zu leaves\n", doc.size(), leaves);
     return leaves > 0 ? 0 : 1;
 }

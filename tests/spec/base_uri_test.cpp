@@ -28,8 +28,9 @@ std::set<std::string> file_codes(const std::vector<diagnostic>& diags, const nlo
     return out;
 }
 
-void check_entity(const nlohmann::json& e, const aggregate& agg, const std::map<std::string, mime::part_view>& by_path,
-                  const nlohmann::json& file, std::size_t& refs_checked) {
+void check_entity(const nlohmann::json& e, const aggregate& agg,
+                  const std::map<std::string, mime::part_view>& by_path, const nlohmann::json& file,
+                  std::size_t& refs_checked) {
     const std::string path = e["path"].get<std::string>();
     SCOPED_TRACE("part \"" + path + "\"");
     ASSERT_TRUE(by_path.count(path)) << "no such part in the parsed message";
@@ -115,7 +116,8 @@ TEST(Aggregate, Iso2022JpPartsAreScannedAfterTranscoding) {
     // "<a\x1B(B" whose attributes swallow the <img> after the space. Transcoded first, the
     // image reference is found.
     std::string text =
-        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; boundary=\"b\"\r\n\r\n"
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; "
+        "boundary=\"b\"\r\n\r\n"
         "--b\r\nContent-Type: text/html; charset=iso-2022-jp\r\n\r\n"
         "<p>\x1B$B<a\x1B(B <img src=\"cid:i@x\"></p>\r\n"
         "--b\r\nContent-Type: image/gif\r\nContent-ID: <i@x>\r\n\r\nGIF\r\n--b--\r\n";
@@ -132,8 +134,10 @@ TEST(Aggregate, CID_6_MidUrlsNameMessagesOfTheDocument) {
     // A message with Message-ID <m@x> holding part <p@x>, and an attached message <a@x>
     // holding <q@x>: mid: finds each message and parts inside the right one only.
     std::string text =
-        "MIME-Version: 1.0\r\nMessage-ID: <m@x>\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n"
-        "--b\r\nContent-Type: text/html\r\nContent-ID: <p@x>\r\n\r\n<a href=\"mid:a@x/q@x\">x</a>\r\n"
+        "MIME-Version: 1.0\r\nMessage-ID: <m@x>\r\nContent-Type: multipart/mixed; "
+        "boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-ID: <p@x>\r\n\r\n<a "
+        "href=\"mid:a@x/q@x\">x</a>\r\n"
         "--b\r\nContent-Type: message/rfc822\r\n\r\n"
         "Message-ID: <a@x>\r\nContent-Type: multipart/mixed; boundary=\"c\"\r\n\r\n"
         "--c\r\nContent-Type: text/plain\r\nContent-ID: <q@x>\r\n\r\nq\r\n--c--\r\n"
@@ -147,7 +151,8 @@ TEST(Aggregate, CID_6_MidUrlsNameMessagesOfTheDocument) {
     EXPECT_EQ(agg.resolve(from, "mid:m@x/p@x").target->path(), "1");
     EXPECT_EQ(agg.resolve(from, "mid:a@x").target->path(), "2.1");
     EXPECT_EQ(agg.resolve(from, "MID:a@x/q@x").target->path(), "2.1.1");
-    EXPECT_FALSE(agg.resolve(from, "mid:a@x/p@x").target.has_value());  // p@x is in the other message
+    EXPECT_FALSE(
+        agg.resolve(from, "mid:a@x/p@x").target.has_value());  // p@x is in the other message
     EXPECT_FALSE(agg.resolve(from, "mid:other@x").target.has_value());  // the message store's job
     EXPECT_EQ(agg.resolve(from, "mid:other@x").resolved, "mid:other@x");
 }

@@ -40,7 +40,8 @@ built parts_of(const nlohmann::json& v) {
     return b;
 }
 
-std::set<std::string> file_codes_in(const std::vector<diagnostic>& diags, const nlohmann::json& file) {
+std::set<std::string> file_codes_in(const std::vector<diagnostic>& diags,
+                                    const nlohmann::json& file) {
     std::set<std::string> out;
     for (auto& d : diags) {
         std::string name(code_name(d.code));
@@ -56,7 +57,8 @@ TEST(ResolveMatch, MHT_8_2_And_8_3_AllVectors) {
         SCOPED_TRACE(v["id"].get<std::string>());
         ++n;
         auto b = parts_of(v);
-        auto parts_base = base_uri::make(v.contains("parts_base") ? octets(v["parts_base"]) : "thismessage:/");
+        auto parts_base =
+            base_uri::make(v.contains("parts_base") ? octets(v["parts_base"]) : "thismessage:/");
         auto base = base_uri::make(octets(v["base"]));
         ASSERT_TRUE(parts_base && base);
         std::vector<diagnostic> diags;
@@ -74,7 +76,8 @@ TEST(ResolveMatch, MHT_8_2_And_8_3_AllVectors) {
         }
         EXPECT_EQ(strict.same_document, v.value("same_document", false));
         auto expected = codes(v);
-        EXPECT_EQ(file_codes_in(diags, file), std::set<std::string>(expected.begin(), expected.end()));
+        EXPECT_EQ(file_codes_in(diags, file),
+                  std::set<std::string>(expected.begin(), expected.end()));
 
         // Default: the lenient retry finds lenient_part_index, reported as ambiguous. (The
         // Chromium compatibility match is a separate option, off by default, tested below.)
@@ -132,14 +135,16 @@ TEST(ResolveMatch, ChromiumCidContentLocationCompatibility) {
     // Blink: <link href="cid:css-1@mhtml.blink"> and a part with only
     // Content-Location: cid:css-1@mhtml.blink. Strict RFC 2557: nothing; default: that part,
     // reported ambiguous; a Content-ID still wins.
-    std::string loc = "cid:css-1@mhtml.blink", other_loc = "cid:css-2@mhtml.blink", id = "<css-2@mhtml.blink>";
+    std::string loc = "cid:css-1@mhtml.blink", other_loc = "cid:css-2@mhtml.blink",
+                id = "<css-2@mhtml.blink>";
     std::vector<part_labels> parts(3);
     parts[0].content_location = loc;
     parts[1].content_location = other_loc;
     parts[2].content_id = id;
     label_index index(parts, base_uri::fictitious());
     auto base = base_uri::fictitious();
-    EXPECT_FALSE(index.find(loc, base, {.strict = true, .cid_content_location = true}).part.has_value());
+    EXPECT_FALSE(
+        index.find(loc, base, {.strict = true, .cid_content_location = true}).part.has_value());
     EXPECT_FALSE(index.find(loc, base).part.has_value());  // MHT-8.3.1 by default
     std::vector<diagnostic> diags;
     const match_options blink{.cid_content_location = true};

@@ -75,7 +75,8 @@ TEST(Rfc3986, MHT_4_4_1_6_InvalidOctetsAreResolvedAsWritten) {
     // A raw space, 8-bit octets and other octets no URI may contain stay as they are, so the
     // reference can still equal an RFC 2047-decoded Content-Location octet for octet.
     std::vector<diagnostic> diags;
-    EXPECT_EQ(resolve("http://x.example/d/", "a b.gif", &diags).value(), "http://x.example/d/a b.gif");
+    EXPECT_EQ(resolve("http://x.example/d/", "a b.gif", &diags).value(),
+              "http://x.example/d/a b.gif");
     ASSERT_EQ(diags.size(), 1u);
     EXPECT_EQ(diags[0].code, diag_code::uri_invalid_chars);
     EXPECT_EQ(diags[0].offset, 1u);
@@ -150,7 +151,8 @@ TEST(Rfc3986, MHT_8_2_4_SameResourceIsOctetExact) {
 }
 
 TEST(Rfc3986, MHT_8_2_5_NormalisationForTheAmbiguousRetry) {
-    EXPECT_EQ(normalize("HTTP://www.X.example/a%7e/../b%2a?%7a#F"), "http://www.x.example/b%2A?z#F");
+    EXPECT_EQ(normalize("HTTP://www.X.example/a%7e/../b%2a?%7a#F"),
+              "http://www.x.example/b%2A?z#F");
     EXPECT_EQ(normalize("http://User@Host.Example:80/%2E%2E/g"), "http://User@host.example:80/g");
     EXPECT_EQ(normalize("This_Message:/a/./b"), "thismessage:/a/b");
     EXPECT_EQ(normalize("../a%41"), "../aA");

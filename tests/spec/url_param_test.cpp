@@ -60,8 +60,8 @@ TEST(UrlParam, URL_3_1_EncodeVectors) {
             continue;
         }
         ASSERT_TRUE(param.ok()) << param.message;
-        EXPECT_EQ(escape_url(url), octets(v["escaped_url"]));     // URL-3.1.2 exact
-        EXPECT_EQ(param.value, octets(v["canonical_param"]));     // the toolkit's writer
+        EXPECT_EQ(escape_url(url), octets(v["escaped_url"]));  // URL-3.1.2 exact
+        EXPECT_EQ(param.value, octets(v["canonical_param"]));  // the toolkit's writer
         if (!v["any_valid_folding"].get<bool>()) {
             EXPECT_EQ(param.value, octets(v["encoded_param"]));
         }
@@ -90,7 +90,8 @@ TEST(UrlParam, URL_3_1_5_ExtractVectors) {
 
 TEST(UrlParam, URL_3_1_3_GreedyWordsNeverSplitAnEscape) {
     auto p = url_parameter(std::string(100, 'a')).value;
-    EXPECT_EQ(p, cat({"\"", std::string(40, 'a'), " ", std::string(40, 'a'), " ", std::string(20, 'a'), "\""}));
+    EXPECT_EQ(p, cat({"\"", std::string(40, 'a'), " ", std::string(40, 'a'), " ",
+                      std::string(20, 'a'), "\""}));
     // A %E9 straddling position 40 moves whole into the next word.
     auto q = url_parameter(std::string(39, 'b') + "\xE9" + "c").value;
     EXPECT_EQ(q, cat({"\"", std::string(39, 'b'), " %E9c\""}));
@@ -101,7 +102,8 @@ TEST(UrlParam, URL_3_1_3_GreedyWordsNeverSplitAnEscape) {
 }
 
 TEST(UrlParam, URL_3_1_4_FoldingOnlyBetweenWords) {
-    std::string url = "ftp://ftp.deepdirs.org/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/20/21/file.html";
+    std::string url =
+        "ftp://ftp.deepdirs.org/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17/18/20/21/file.html";
     auto folded = fold_url_parameter(url_parameter(url).value, 18);
     std::size_t line_start = 0, column0 = 18;
     for (std::size_t i = 0; i <= folded.size(); ++i) {
@@ -144,8 +146,10 @@ TEST(HeaderUri, MHT_4_4_2_3_ReadingAlgorithm) {
               "http://x.example/a b.gif");
     std::vector<diagnostic> diags;
     EXPECT_EQ(extract_header_uri("(c) http://x.example/a.gif", &diags), "http://x.example/a.gif");
-    EXPECT_EQ(extract_header_uri("http://x.example/a.gif (the logo)", &diags), "http://x.example/a.gif");
-    EXPECT_EQ(extract_header_uri("http://en.example/wiki/A_(b)", &diags), "http://en.example/wiki/A_(b)");
+    EXPECT_EQ(extract_header_uri("http://x.example/a.gif (the logo)", &diags),
+              "http://x.example/a.gif");
+    EXPECT_EQ(extract_header_uri("http://en.example/wiki/A_(b)", &diags),
+              "http://en.example/wiki/A_(b)");
     ASSERT_EQ(diags.size(), 2u);
     EXPECT_EQ(diags[0].code, diag_code::header_uri_comment);
     EXPECT_EQ(extract_header_uri("a%2eb"), "a%2eb");
@@ -165,7 +169,8 @@ TEST(HeaderUri, TrailingCommentHonoursQuotedPairs) {
     EXPECT_EQ(extract_header_uri("http://x/a.gif (a (nested) one)"), "http://x/a.gif");
     EXPECT_EQ(extract_header_uri("http://x/w/A_(b)"), "http://x/w/A_(b)");
     // Hostile: a long run of parentheses and backslashes finishes (linear scans).
-    std::string hostile = "http://x/a " + std::string(200000, '(') + std::string(200000, '\\') + ")";
+    std::string hostile =
+        "http://x/a " + std::string(200000, '(') + std::string(200000, '\\') + ")";
     (void)extract_header_uri(hostile);
 }
 
@@ -180,7 +185,8 @@ TEST(HeaderUri, MHT_4_4_1_10_EncodedWordsGiveRawOctets) {
     EXPECT_EQ(extract_header_uri("=?ISO-8859-1?Q?caf=E9.gif?="), "caf\xE9.gif");
     EXPECT_EQ(extract_header_uri("=?UNKNOWN-8BIT?Q?caf=E9.gif?="), "caf\xE9.gif");
     EXPECT_EQ(extract_header_uri("=?UKNOWN-8BIT?Q?caf=E9.gif?="), "caf\xE9.gif");  // E-7 spelling
-    EXPECT_EQ(extract_header_uri("=?US-ASCII?B?aHR0cDovL3guZXhhbXBsZS9hIGIuZ2lm?="), "http://x.example/a b.gif");
+    EXPECT_EQ(extract_header_uri("=?US-ASCII?B?aHR0cDovL3guZXhhbXBsZS9hIGIuZ2lm?="),
+              "http://x.example/a b.gif");
 }
 
 TEST(HeaderUri, E_14_KeepInteriorSpacesRetry) {
@@ -216,7 +222,8 @@ TEST(HeaderUri, MHT_4_4_1_8_DocumentCharsetFor8Bit) {
 }
 
 TEST(HeaderUri, MHT_4_4_1_12_LongUriWithSpaceFitsLines) {
-    std::string uri = cat({"http://x.example/", std::string(60, 'd'), "/", std::string(60, 'e'), " f.gif"});
+    std::string uri =
+        cat({"http://x.example/", std::string(60, 'd'), "/", std::string(60, 'e'), " f.gif"});
     auto w = write_header_uri(uri);
     ASSERT_EQ(w.form, header_uri_form::encoded_words);
     EXPECT_EQ(w.value.find('"'), std::string::npos);
@@ -248,13 +255,19 @@ TEST(HeaderUri, WriteThenExtractGivesBackAnyUri) {
         std::string u(1 + rng() % 160, '\0');
         for (char& c : u) {
             switch (rng() % 4) {
-                case 0: c = static_cast<char>(rng() % 256); break;
-                case 1: c = "=?()\" \\\t\r\n_%#"[rng() % 14]; break;
-                default: c = static_cast<char>(0x21 + rng() % 0x5E);
+                case 0:
+                    c = static_cast<char>(rng() % 256);
+                    break;
+                case 1:
+                    c = "=?()\" \\\t\r\n_%#"[rng() % 14];
+                    break;
+                default:
+                    c = static_cast<char>(0x21 + rng() % 0x5E);
             }
         }
         auto w = write_header_uri(u, rng() % 40, charsets[rng() % 5], rng() % 8 == 0);
-        ASSERT_EQ(extract_header_uri(w.value), u) << "form " << form_name(w.form) << " value " << w.value;
+        ASSERT_EQ(extract_header_uri(w.value), u)
+            << "form " << form_name(w.form) << " value " << w.value;
         if (w.form == header_uri_form::encoded_words && w.charset == "US-ASCII") {
             for (char c : u) ASSERT_LT(static_cast<unsigned char>(c), 0x80);
         }

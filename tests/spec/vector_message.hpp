@@ -29,7 +29,8 @@ inline std::string html_attribute(const std::string& v) {
 inline void append_field(std::string& out, const char* name, const std::string& body) {
     out += name;
     out += ':';
-    if (!body.empty() && body[0] != '\r' && body[0] != '\n' && body[0] != ' ' && body[0] != '\t') out += ' ';
+    if (!body.empty() && body[0] != '\r' && body[0] != '\n' && body[0] != ' ' && body[0] != '\t')
+        out += ' ';
     out += body;
     out += "\r\n";
 }
@@ -37,10 +38,12 @@ inline void append_field(std::string& out, const char* name, const std::string& 
 /// The MIME text of `e` (headers, empty line, body), without a trailing line end.
 inline std::string entity_text(const nlohmann::json& e) {
     std::string out;
-    std::string ct = e.contains("content_type") && !e["content_type"].is_null() ? octets(e["content_type"]) : "";
+    std::string ct =
+        e.contains("content_type") && !e["content_type"].is_null() ? octets(e["content_type"]) : "";
     if (!ct.empty()) append_field(out, "Content-Type", ct);
-    for (auto [key, name] : {std::pair{"content_id", "Content-ID"}, std::pair{"content_location", "Content-Location"},
-                             std::pair{"content_base", "Content-Base"}}) {
+    for (auto [key, name] :
+         {std::pair{"content_id", "Content-ID"}, std::pair{"content_location", "Content-Location"},
+          std::pair{"content_base", "Content-Base"}}) {
         if (e.contains(key) && !e[key].is_null()) append_field(out, name, octets(e[key]));
     }
     out += "\r\n";
@@ -59,12 +62,15 @@ inline std::string entity_text(const nlohmann::json& e) {
     if (e.contains("html_base") && !e["html_base"].is_null())
         out += "<base href=\"" + html_attribute(octets(e["html_base"])) + "\">\r\n";
     if (e.contains("refs"))
-        for (auto& r : e["refs"]) out += "<a href=\"" + html_attribute(octets(r["uri"])) + "\">x</a>\r\n";
+        for (auto& r : e["refs"])
+            out += "<a href=\"" + html_attribute(octets(r["uri"])) + "\">x</a>\r\n";
     if (!e.contains("refs") && !e.contains("html_base")) out += "body";
     return out;
 }
 
 /// A whole message: MIME-Version and the entity.
-inline std::string message_text(const nlohmann::json& e) { return "MIME-Version: 1.0\r\n" + entity_text(e) + "\r\n"; }
+inline std::string message_text(const nlohmann::json& e) {
+    return "MIME-Version: 1.0\r\n" + entity_text(e) + "\r\n";
+}
 
 }  // namespace mhtml::test

@@ -37,7 +37,9 @@ inline std::string octets(const std::string& utf8) {
     }
     return out;
 }
-inline std::string octets(const nlohmann::json& j) { return octets(j.get<std::string>()); }
+inline std::string octets(const nlohmann::json& j) {
+    return octets(j.get<std::string>());
+}
 
 /// Diagnostic codes a vector lists under `key` (absent -> none).
 inline std::vector<std::string> codes(const nlohmann::json& v, const char* key = "diagnostics") {

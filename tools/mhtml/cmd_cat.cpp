@@ -48,8 +48,8 @@ int run_cat(const cat_options& o) {
     std::error_code ec;
     input_buffer in = input_buffer::open(o.file, ec);
     if (ec) {
-        std::cerr << "mhtml cat: cannot read " << (o.file == "-" ? "standard input" : o.file) << ": " << ec.message()
-                  << '\n';
+        std::cerr << "mhtml cat: cannot read " << (o.file == "-" ? "standard input" : o.file)
+                  << ": " << ec.message() << '\n';
         return exit_usage;
     }
     auto doc = mime::document::parse(std::move(in));
@@ -57,7 +57,8 @@ int run_cat(const cat_options& o) {
     if (is_part_path(o.what)) {
         target = part_by_path(doc, o.what);
         if (!target) {
-            std::cerr << "mhtml cat: there is no part " << o.what << " (mhtml ls lists the paths)\n";
+            std::cerr << "mhtml cat: there is no part " << o.what
+                      << " (mhtml ls lists the paths)\n";
             return exit_input_errors;
         }
     } else {
@@ -76,7 +77,8 @@ int run_cat(const cat_options& o) {
         std::vector<diagnostic> diags;
         auto r = agg.resolve(from, o.what, &diags);
         for (const auto& d : diags)
-            std::cerr << "mhtml cat: " << severity_name(d.sev) << ' ' << code_name(d.code) << ": " << d.message << '\n';
+            std::cerr << "mhtml cat: " << severity_name(d.sev) << ' ' << code_name(d.code) << ": "
+                      << d.message << '\n';
         if (!r.target) {
             std::cerr << "mhtml cat: " << o.what << " resolves to " << r.resolved
                       << ", which no part of the archive is labelled with\n";
@@ -86,7 +88,8 @@ int run_cat(const cat_options& o) {
     }
     if (!target->is_leaf()) {
         std::cerr << "mhtml cat: part " << (target->path().empty() ? "." : target->path())
-                  << " is a " << target->content_type().essence() << ", not a leaf; name one of its parts\n";
+                  << " is a " << target->content_type().essence()
+                  << ", not a leaf; name one of its parts\n";
         return exit_input_errors;
     }
     std::string body;
@@ -103,12 +106,16 @@ int run_cat(const cat_options& o) {
 
 runner add_cat_command(CLI::App& app) {
     auto o = std::make_shared<cat_options>();
-    CLI::App* cmd = app.add_subcommand("cat", "write the decoded body of one part, named by URI or path");
-    cmd->add_option("file", o->file, "the archive (.mhtml, .mht, .eml), or - for standard input")->required();
-    cmd->add_option("what", o->what,
-                    "a URI as the root would reference it (resolved as MHTML does), or a part path (1, 2.1)")
+    CLI::App* cmd =
+        app.add_subcommand("cat", "write the decoded body of one part, named by URI or path");
+    cmd->add_option("file", o->file, "the archive (.mhtml, .mht, .eml), or - for standard input")
         ->required();
-    cmd->add_option("--base", o->base_part, "resolve the URI as the part with this path would (default: the root)");
+    cmd->add_option(
+           "what", o->what,
+           "a URI as the root would reference it (resolved as MHTML does), or a part path (1, 2.1)")
+        ->required();
+    cmd->add_option("--base", o->base_part,
+                    "resolve the URI as the part with this path would (default: the root)");
     cmd->add_flag("--strict", o->strict, "match as RFC 2557 says, no retries");
     cmd->footer(
         "Exit status: 0 written, 1 no such part (or not a leaf), 2 usage or I/O failure.\n"

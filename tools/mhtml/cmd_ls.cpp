@@ -166,7 +166,8 @@ int run_ls(const ls_options& o) {
         for (const part_info& pi : infos) {
             const mime::part_view& p = pi.part;
             const auto& ct = p.content_type();
-            std::string path = std::string(p.depth() * 1, ' ') + (p.path().empty() ? "." : p.path()) +
+            std::string path = std::string(p.depth() * 1, ' ') +
+                               (p.path().empty() ? "." : p.path()) +
                                (is_root[p.index()] ? "*" : "");
             std::string details;
             for (const char* key : {"charset", "type", "start", "boundary"}) {
@@ -174,10 +175,13 @@ int run_ls(const ls_options& o) {
                     details += std::string(key) + "=\"" + printable(*v, 200) + "\" ";
             }
             if (auto disp = p.disposition()) details += disp->type + ' ';
-            if (auto fn = display_filename(p)) details += "filename=\"" + printable(*fn, 200) + "\" ";
+            if (auto fn = display_filename(p))
+                details += "filename=\"" + printable(*fn, 200) + "\" ";
             if (auto cid = p.content_id()) details += "id=<" + printable(*cid, 200) + "> ";
-            if (auto loc = p.content_location()) details += "location=" + printable(*loc, 200) + ' ';
-            if (const auto& resolved = agg.info(p).location; resolved && *resolved != p.content_location())
+            if (auto loc = p.content_location())
+                details += "location=" + printable(*loc, 200) + ' ';
+            if (const auto& resolved = agg.info(p).location;
+                resolved && *resolved != p.content_location())
                 details += "resolved=" + printable(*resolved, 200) + ' ';
             std::string decoded = p.is_leaf() ? std::to_string(pi.decoded_size) : "-";
             std::snprintf(line, sizeof line, "%-12s %-32s %-16s %10llu %10s  ", path.c_str(),
@@ -224,8 +228,10 @@ runner add_ls_command(CLI::App& app) {
     cmd->footer(
         "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"
         "1.2 the second part inside part 1; the message inside a message/rfc822 part P is P.1.\n"
-        "A '*' after a path marks the root of a multipart/related (the part a viewer shows first);\n"
-        "resolved= is the Content-Location resolved as MHTML does (JSON: root, base, resolved_location).\n"
+        "A '*' after a path marks the root of a multipart/related (the part a viewer shows "
+        "first);\n"
+        "resolved= is the Content-Location resolved as MHTML does (JSON: root, base, "
+        "resolved_location).\n"
         "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O "
         "failure.\n"
         "\n"

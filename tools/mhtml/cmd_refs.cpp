@@ -8,8 +8,8 @@
 #include "json.hpp"
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/html/scan.hpp"
-#include "mhtml/mime/document.hpp"
 #include "mhtml/input.hpp"
+#include "mhtml/mime/document.hpp"
 #include "mhtml/uri/reference.hpp"
 
 namespace mhtml::cli {
@@ -67,12 +67,15 @@ bool looks_like_mime(std::string_view s) {
     if (colon == std::string_view::npos || colon == 0) return false;
     for (std::size_t i = 0; i < colon; ++i) {
         char c = head[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-')) return false;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-'))
+            return false;
     }
     std::string lower(head);
     for (char& c : lower)
         if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return lower.find("content-type:") != std::string::npos || lower.find("mime-version:") != std::string::npos;
+    return lower.find("content-type:") != std::string::npos ||
+           lower.find("mime-version:") != std::string::npos;
 }
 
 // Every reference in every document part of an archive, resolved as MHTML does.
@@ -92,12 +95,14 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
         p.decode_to(body);
         auto scan = archive::document_type_of(p) == archive::document_type::css
                         ? html::scan_style_sheet(body)
-                        : html::scan_html(body, archive::document_type_of(p) == archive::document_type::svg);
+                        : html::scan_html(
+                              body, archive::document_type_of(p) == archive::document_type::svg);
         for (std::size_t i = 0; i < scan.refs.size(); ++i) {
             const auto& r = scan.refs[i];
             archive::resolution res;
             if (r.kind == html::ref_kind::base) {
-                res.resolved = agg.info(p).has_html_base && scan.base == i ? agg.info(p).base : r.url;
+                res.resolved =
+                    agg.info(p).has_html_base && scan.base == i ? agg.info(p).base : r.url;
             } else {
                 res = agg.resolve(p, r.url);
             }
@@ -135,7 +140,8 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
                 text += '\t';
                 text += printable(std::string_view(body).substr(r.offset, r.length));
                 text += "\t-> ";
-                text += res.target ? "part " + (res.target->path().empty() ? std::string(".") : res.target->path())
+                text += res.target ? "part " + (res.target->path().empty() ? std::string(".")
+                                                                           : res.target->path())
                         : res.same_document ? std::string("same document")
                                             : "external " + printable(res.resolved);
                 text += '\n';
@@ -157,28 +163,33 @@ int run_refs(const refs_options& o) {
     std::error_code ec;
     input_buffer in = input_buffer::open(o.file, ec);
     if (ec) {
-        std::cerr << "mhtml refs: cannot read " << (o.file == "-" ? "standard input" : o.file) << ": "
-                  << ec.message() << '\n';
+        std::cerr << "mhtml refs: cannot read " << (o.file == "-" ? "standard input" : o.file)
+                  << ": " << ec.message() << '\n';
         return exit_usage;
     }
-    if (o.archive || (!o.css && !o.html && looks_like_mime(in.bytes()))) return run_archive_refs(o, std::move(in));
+    if (o.archive || (!o.css && !o.html && looks_like_mime(in.bytes())))
+        return run_archive_refs(o, std::move(in));
     const bool css = o.css || (!o.html && (ends_with_ci(o.file, ".css")));
     const bool svg = !o.css && !o.html && ends_with_ci(o.file, ".svg");
-    html::scan_result scan = css ? html::scan_style_sheet(in.bytes()) : html::scan_html(in.bytes(), svg);
+    html::scan_result scan =
+        css ? html::scan_style_sheet(in.bytes()) : html::scan_html(in.bytes(), svg);
 
     // The base: --base, then (unless --no-document-base) the document's first <base href>
     // resolved against it, as a browser does (HTML "document base URL").
-    std::optional<uri::base_uri> base, given;  // the document's base; the one given (for <base> itself)
+    std::optional<uri::base_uri> base,
+        given;  // the document's base; the one given (for <base> itself)
     if (!o.base.empty()) {
         given = base = uri::base_uri::make(o.base);
         if (!base) {
-            std::cerr << "mhtml refs: --base must be an absolute URI (with a scheme), e.g. https://example.com/ or "
+            std::cerr << "mhtml refs: --base must be an absolute URI (with a scheme), e.g. "
+                         "https://example.com/ or "
                          "thismessage:/; got '"
                       << o.base << "'\n";
             return exit_usage;
         }
         if (o.use_document_base && scan.base) {
-            if (auto doc_base = uri::base_uri::make(base->resolve(scan.refs[*scan.base].url))) base = doc_base;
+            if (auto doc_base = uri::base_uri::make(base->resolve(scan.refs[*scan.base].url)))
+                base = doc_base;
         }
     }
 
@@ -206,14 +217,17 @@ int run_refs(const refs_options& o) {
         std::cout << out << '\n';
         return exit_ok;
     }
-    std::cout << (o.file == "-" ? "standard input" : o.file) << ": " << scan.refs.size() << " references"
-              << (css ? " (style sheet)" : "") << '\n';
+    std::cout << (o.file == "-" ? "standard input" : o.file) << ": " << scan.refs.size()
+              << " references" << (css ? " (style sheet)" : "") << '\n';
     for (const auto& r : scan.refs) {
         std::string where = r.element.empty() ? "css" : r.element;
         if (!r.attribute.empty()) where += "@" + std::string(r.attribute);
         std::cout << r.offset << '\t' << html::kind_name(r.kind) << '\t' << where << '\t'
                   << printable(in.bytes().substr(r.offset, r.length));
-        if (base) std::cout << '\t' << printable((r.kind == html::ref_kind::base ? *given : *base).resolve(r.url));
+        if (base)
+            std::cout << '\t'
+                      << printable(
+                             (r.kind == html::ref_kind::base ? *given : *base).resolve(r.url));
         std::cout << '\n';
     }
     return exit_ok;
@@ -223,25 +237,38 @@ int run_refs(const refs_options& o) {
 
 runner add_refs_command(CLI::App& app) {
     auto o = std::make_shared<refs_options>();
-    CLI::App* cmd = app.add_subcommand("refs", "list the URI references in an HTML document or a style sheet");
-    cmd->add_option("file", o->file, "an archive (.mhtml, .mht, .eml), an HTML, SVG or CSS file, or - for standard input")
+    CLI::App* cmd =
+        app.add_subcommand("refs", "list the URI references in an HTML document or a style sheet");
+    cmd->add_option(
+           "file", o->file,
+           "an archive (.mhtml, .mht, .eml), an HTML, SVG or CSS file, or - for standard input")
         ->required();
-    cmd->add_flag("--css", o->css, "the input is a style sheet (default: decided by the .css file name)");
+    cmd->add_flag("--css", o->css,
+                  "the input is a style sheet (default: decided by the .css file name)");
     cmd->add_flag("--html", o->html, "the input is HTML whatever its name");
-    cmd->add_flag("--archive", o->archive,
-                  "the input is a MIME archive (the default when it starts with a MIME header block)");
-    cmd->add_flag("--strict", o->strict, "archives: match references to parts as RFC 2557 says, no retries");
-    cmd->add_flag("--json", o->json,
-                  "a JSON array of {kind, element, attribute, offset, length, raw, url, syntax[, resolved]}");
-    cmd->add_option("--base", o->base, "resolve each reference against this absolute URI (and the document's <base>)");
-    cmd->add_flag("!--no-document-base", o->use_document_base, "with --base, ignore the document's own <base href>");
+    cmd->add_flag(
+        "--archive", o->archive,
+        "the input is a MIME archive (the default when it starts with a MIME header block)");
+    cmd->add_flag("--strict", o->strict,
+                  "archives: match references to parts as RFC 2557 says, no retries");
+    cmd->add_flag(
+        "--json", o->json,
+        "a JSON array of {kind, element, attribute, offset, length, raw, url, syntax[, resolved]}");
+    cmd->add_option("--base", o->base,
+                    "resolve each reference against this absolute URI (and the document's <base>)");
+    cmd->add_flag("!--no-document-base", o->use_document_base,
+                  "with --base, ignore the document's own <base href>");
     cmd->footer(
-        "Columns: byte offset, kind (resource, navigation, form_action, citation, base), element@attribute,\n"
-        "the raw value as written (character references and CSS escapes not decoded), and with --base the\n"
+        "Columns: byte offset, kind (resource, navigation, form_action, citation, base), "
+        "element@attribute,\n"
+        "the raw value as written (character references and CSS escapes not decoded), and with "
+        "--base the\n"
         "resolved URI. --json gives the decoded value as well.\n"
         "\n"
-        "An archive lists every reference in every HTML, CSS and SVG part with what it resolves to: a\n"
-        "part (by path), the same document, or external; --json gives part, kind, element, attribute,\n"
+        "An archive lists every reference in every HTML, CSS and SVG part with what it resolves "
+        "to: a\n"
+        "part (by path), the same document, or external; --json gives part, kind, element, "
+        "attribute,\n"
         "offset, length, raw, url, resolved and target (the part's path or null).\n"
         "\n"
         "Examples:\n"

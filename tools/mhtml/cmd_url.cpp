@@ -22,13 +22,13 @@ namespace {
 struct url_options {
     std::vector<std::string> inputs;
     bool json = false;
-    std::string base;             // resolve
-    bool normalized = false;      // resolve --normalize
-    bool no_controlled = false;   // ct2uri / uri2ct
-    std::string charset;          // encode-header
-    bool automatic = false;       // encode-header --auto
-    std::size_t name_columns = 18;// encode-header: "Content-Location: "
-    bool check = false;           // filename --check
+    std::string base;               // resolve
+    bool normalized = false;        // resolve --normalize
+    bool no_controlled = false;     // ct2uri / uri2ct
+    std::string charset;            // encode-header
+    bool automatic = false;         // encode-header --auto
+    std::size_t name_columns = 18;  // encode-header: "Content-Location: "
+    bool check = false;             // filename --check
 };
 
 /// The inputs: the arguments, or the lines of standard input when the only argument is
@@ -55,8 +55,8 @@ public:
               std::string_view message, const std::vector<diagnostic>& diags, Extra&& extra) {
         if (!error.empty()) {
             failed_ = true;
-            std::cerr << "mhtml url " << command_ << ": " << error << ": " << message << " (input: "
-                      << input << ")\n";
+            std::cerr << "mhtml url " << command_ << ": " << error << ": " << message
+                      << " (input: " << input << ")\n";
         }
         if (!json_) {
             // One result per line: a result with a line break or another control octet
@@ -64,12 +64,14 @@ public:
             bool printable = true;
             if (output)
                 for (char c : *output)
-                    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F) printable = false;
+                    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7F)
+                        printable = false;
             if (output && printable) std::cout << *output;
             if (output && !printable) {
                 failed_ = true;
                 std::cerr << "mhtml url " << command_
-                          << ": unprintable_output: the result contains control octets; use --json to see it "
+                          << ": unprintable_output: the result contains control octets; use --json "
+                             "to see it "
                              "exactly (input: "
                           << input << ")\n";
             }
@@ -147,7 +149,8 @@ int run_cid(const url_options& o) {
     reporter rep("cid", o.json);
     for (auto& in : read_inputs(o.inputs)) {
         std::vector<diagnostic> diags;
-        auto r = uri::is_cid_url(in) ? uri::cid_to_content_id(in, &diags) : uri::content_id_to_cid(in, &diags);
+        auto r = uri::is_cid_url(in) ? uri::cid_to_content_id(in, &diags)
+                                     : uri::content_id_to_cid(in, &diags);
         rep.emit_result(in, r, r.value, diags);
     }
     return rep.status();
@@ -162,7 +165,8 @@ std::pair<std::string_view, std::string_view> split_mid_ids(std::string_view in)
         return rest;
     };
     for (std::size_t i = 0; i + 1 < in.size(); ++i)
-        if (in[i] == '>' && (in[i + 1] == ' ' || in[i + 1] == '\t')) return {in.substr(0, i + 1), rest_after(i + 1)};
+        if (in[i] == '>' && (in[i + 1] == ' ' || in[i + 1] == '\t'))
+            return {in.substr(0, i + 1), rest_after(i + 1)};
     std::size_t start = in.find_first_not_of(" \t");
     if (start != std::string_view::npos && in[start] != '<') {
         std::size_t space = in.find_first_of(" \t", start);
@@ -207,11 +211,12 @@ int run_mapping(const url_options& o, bool to_uri) {
     for (auto& in : read_inputs(o.inputs)) {
         std::vector<diagnostic> diags;
         auto r = to_uri ? uri::ct_to_uri(in, opts, &diags) : uri::uri_to_ct(in, opts, &diags);
-        rep.emit(in, r.ok() ? &r.value.text : nullptr, r.error, r.message, diags, [&](json_writer& w) {
-            if (!r.ok()) return;
-            w.key("rule");
-            w.string(uri::rule_name(r.value.rule));
-        });
+        rep.emit(in, r.ok() ? &r.value.text : nullptr, r.error, r.message, diags,
+                 [&](json_writer& w) {
+                     if (!r.ok()) return;
+                     w.key("rule");
+                     w.string(uri::rule_name(r.value.rule));
+                 });
     }
     return rep.status();
 }
@@ -287,15 +292,18 @@ int run_filename(const url_options& o) {
         for (auto& in : inputs) {
             bool valid = uri::is_virtual_filename(in);
             bool reserved = uri::is_windows_reserved_name(in);
-            std::string verdict = valid ? (reserved ? "valid (a Windows device name)" : "valid") : "invalid";
-            rep.emit(in, &verdict, valid ? std::string_view{} : std::string_view("invalid_virtual_filename"),
-                     "not of the form 1ALPHA 0*7ALPHADIGIT [\".\" 1*3ALPHADIGIT] (text/html draft 9.2)", {},
-                     [&](json_writer& w) {
-                         w.key("valid");
-                         w.boolean(valid);
-                         w.key("windows_reserved");
-                         w.boolean(reserved);
-                     });
+            std::string verdict =
+                valid ? (reserved ? "valid (a Windows device name)" : "valid") : "invalid";
+            rep.emit(
+                in, &verdict,
+                valid ? std::string_view{} : std::string_view("invalid_virtual_filename"),
+                "not of the form 1ALPHA 0*7ALPHADIGIT [\".\" 1*3ALPHADIGIT] (text/html draft 9.2)",
+                {}, [&](json_writer& w) {
+                    w.key("valid");
+                    w.boolean(valid);
+                    w.key("windows_reserved");
+                    w.boolean(reserved);
+                });
         }
         return rep.status();
     }
@@ -330,13 +338,17 @@ int run_filename(const url_options& o) {
 
 runner add_url_command(CLI::App& app) {
     auto o = std::make_shared<url_options>();
-    CLI::App* url = app.add_subcommand("url", "URI tools: resolve, cid:/mid:, Content-Type <-> URI, header forms");
+    CLI::App* url = app.add_subcommand(
+        "url", "URI tools: resolve, cid:/mid:, Content-Type <-> URI, header forms");
     url->require_subcommand(1);
     url->footer(
-        "Every subcommand takes its inputs as arguments, or '-' to read one per line from standard\n"
+        "Every subcommand takes its inputs as arguments, or '-' to read one per line from "
+        "standard\n"
         "input, and prints one result per line (--json: one JSON object per line). A failed input\n"
-        "prints an empty line, its error on standard error, and the exit status is 1; so does a result that\n"
-        "holds a line break or another control octet (--json shows it exactly). 'filename --check' prints\n"
+        "prints an empty line, its error on standard error, and the exit status is 1; so does a "
+        "result that\n"
+        "holds a line break or another control octet (--json shows it exactly). 'filename --check' "
+        "prints\n"
         "valid or invalid for each name and exits 1 if any is invalid.\n"
         "\n"
         "Examples:\n"
@@ -345,12 +357,15 @@ runner add_url_command(CLI::App& app) {
         "  mhtml url cid 'cid:foo4%25foo1@bar.net'                   <foo4%foo1@bar.net>\n"
         "  mhtml url cid '<a/b@example.net>'                         cid:a%2Fb@example.net\n"
         "  mhtml url mid 'mid:m@x.example/p@x.example'               <m@x.example> <p@x.example>\n"
-        "  mhtml url ct2uri 'text/plain; charset=us-ascii'           ContentType:text/plain?charset=\"us-ascii\"\n"
-        "  mhtml url uri2ct 'http://example.com/tag42'               application/uri.http%3A%2F%2Fexample.com%2Ftag42\n"
+        "  mhtml url ct2uri 'text/plain; charset=us-ascii'           "
+        "ContentType:text/plain?charset=\"us-ascii\"\n"
+        "  mhtml url uri2ct 'http://example.com/tag42'               "
+        "application/uri.http%3A%2F%2Fexample.com%2Ftag42\n"
         "  mhtml url fold 'http://h.example/a b'                     \"http://h.example/a%20b\"\n"
         "  mhtml url decode-header '=?US-ASCII?Q?a=20b.gif?='        a b.gif\n"
         "  mhtml url filename 'https://e.example/Logo.PNG image/png' logo.png\n"
-        "  mhtml refs --json page.html | jq -r '.[].url' | mhtml url resolve https://e.example/ -\n");
+        "  mhtml refs --json page.html | jq -r '.[].url' | mhtml url resolve https://e.example/ "
+        "-\n");
 
     auto inputs = [&](CLI::App* sub, const char* what) {
         sub->add_option("inputs", o->inputs, what)->required();
@@ -358,59 +373,75 @@ runner add_url_command(CLI::App& app) {
     };
     std::vector<std::pair<CLI::App*, std::function<int()>>> subs;
 
-    CLI::App* resolve = url->add_subcommand("resolve", "resolve references against a base (RFC 3986 5.2, no normalisation)");
-    resolve->add_option("base", o->base, "absolute base URI (thismessage:/ is MHTML's fictitious base)")->required();
+    CLI::App* resolve = url->add_subcommand(
+        "resolve", "resolve references against a base (RFC 3986 5.2, no normalisation)");
+    resolve
+        ->add_option("base", o->base,
+                     "absolute base URI (thismessage:/ is MHTML's fictitious base)")
+        ->required();
     inputs(resolve, "references, or - for one per line on standard input");
     resolve->add_flag("--normalize", o->normalized,
                       "print the RFC 3986 6.2.2 normal form (what the lenient match compares)");
     subs.emplace_back(resolve, [o] { return run_resolve(*o); });
 
-    CLI::App* cid = url->add_subcommand("cid", "cid: URL <-> Content-ID (direction from the input)");
+    CLI::App* cid =
+        url->add_subcommand("cid", "cid: URL <-> Content-ID (direction from the input)");
     inputs(cid, "cid: URLs or Content-ID field bodies, or -");
     subs.emplace_back(cid, [o] { return run_cid(*o); });
 
-    CLI::App* mid = url->add_subcommand("mid", "mid: URL <-> Message-ID [Content-ID] (direction from the input)");
+    CLI::App* mid = url->add_subcommand(
+        "mid", "mid: URL <-> Message-ID [Content-ID] (direction from the input)");
     inputs(mid, "mid: URLs, or '<message-id> [<content-id>]', or -");
     subs.emplace_back(mid, [o] { return run_mid(*o); });
 
     CLI::App* ct2uri = url->add_subcommand("ct2uri", "Content-Type -> URI (draft-eastlake-cturi)");
     inputs(ct2uri, "Content-Type field bodies, or -");
-    ct2uri->add_flag("--no-controlled", o->no_controlled, "no controlled mapping (URI-Body, MIME-Type)");
+    ct2uri->add_flag("--no-controlled", o->no_controlled,
+                     "no controlled mapping (URI-Body, MIME-Type)");
     subs.emplace_back(ct2uri, [o] { return run_mapping(*o, true); });
 
     CLI::App* uri2ct = url->add_subcommand("uri2ct", "URI -> Content-Type (draft-eastlake-cturi)");
     inputs(uri2ct, "absolute URIs, or -");
-    uri2ct->add_flag("--no-controlled", o->no_controlled, "no controlled mapping (MIME-Type query parameter)");
+    uri2ct->add_flag("--no-controlled", o->no_controlled,
+                     "no controlled mapping (MIME-Type query parameter)");
     subs.emplace_back(uri2ct, [o] { return run_mapping(*o, false); });
 
-    CLI::App* fold = url->add_subcommand("fold", "URL -> RFC 2017 URL parameter (escaped, 40-character words, quoted)");
+    CLI::App* fold = url->add_subcommand(
+        "fold", "URL -> RFC 2017 URL parameter (escaped, 40-character words, quoted)");
     inputs(fold, "URLs, or -");
     subs.emplace_back(fold, [o] { return run_fold(*o); });
 
-    CLI::App* unfold = url->add_subcommand("unfold", "RFC 2017 URL parameter -> URL (quotes and white space removed)");
+    CLI::App* unfold = url->add_subcommand(
+        "unfold", "RFC 2017 URL parameter -> URL (quotes and white space removed)");
     inputs(unfold, "URL parameter values, or -");
     subs.emplace_back(unfold, [o] { return run_unfold(*o); });
 
-    CLI::App* encode = url->add_subcommand("encode-header", "URI -> RFC 2047 encoded-words for Content-Location");
+    CLI::App* encode =
+        url->add_subcommand("encode-header", "URI -> RFC 2047 encoded-words for Content-Location");
     inputs(encode, "URIs, or -");
-    encode->add_option("--charset", o->charset,
-                       "charset of the document the URI came from, used for 8-bit octets that are valid in "
-                       "it (else UNKNOWN-8BIT)");
-    encode->add_flag("--auto", o->automatic,
-                     "write what the packer writes: bare when possible, quoted RFC 2017 words when only long, "
-                     "encoded-words otherwise");
-    encode->add_option("--name-columns", o->name_columns,
-                       "columns taken by the field name on the first line (default 18, 'Content-Location: ')");
+    encode->add_option(
+        "--charset", o->charset,
+        "charset of the document the URI came from, used for 8-bit octets that are valid in "
+        "it (else UNKNOWN-8BIT)");
+    encode->add_flag(
+        "--auto", o->automatic,
+        "write what the packer writes: bare when possible, quoted RFC 2017 words when only long, "
+        "encoded-words otherwise");
+    encode->add_option(
+        "--name-columns", o->name_columns,
+        "columns taken by the field name on the first line (default 18, 'Content-Location: ')");
     subs.emplace_back(encode, [o] { return run_encode_header(*o); });
 
-    CLI::App* decode = url->add_subcommand("decode-header",
-                                           "Content-Location / Content-Base field body -> URI (MHTML 4.4.2)");
+    CLI::App* decode = url->add_subcommand(
+        "decode-header", "Content-Location / Content-Base field body -> URI (MHTML 4.4.2)");
     inputs(decode, "field bodies, or -");
     subs.emplace_back(decode, [o] { return run_decode_header(*o); });
 
-    CLI::App* filename = url->add_subcommand("filename", "virtual file names (text/html draft 9.2) for a set of URLs");
+    CLI::App* filename = url->add_subcommand(
+        "filename", "virtual file names (text/html draft 9.2) for a set of URLs");
     inputs(filename, "'URL [CONTENT-TYPE]' items, or -; names are unique across all of them");
-    filename->add_flag("--check", o->check, "validate names instead of making them (exit 1 if any is invalid)");
+    filename->add_flag("--check", o->check,
+                       "validate names instead of making them (exit 1 if any is invalid)");
     subs.emplace_back(filename, [o] { return run_filename(*o); });
 
     return [subs] {

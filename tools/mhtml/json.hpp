@@ -15,10 +15,24 @@ namespace mhtml::cli {
 class json_writer {
 public:
     explicit json_writer(std::string& out) : out_(out) {}
-    void begin_object() { value_prefix(); out_ += '{'; first_ = true; }
-    void end_object() { out_ += '}'; first_ = false; }
-    void begin_array() { value_prefix(); out_ += '['; first_ = true; }
-    void end_array() { out_ += ']'; first_ = false; }
+    void begin_object() {
+        value_prefix();
+        out_ += '{';
+        first_ = true;
+    }
+    void end_object() {
+        out_ += '}';
+        first_ = false;
+    }
+    void begin_array() {
+        value_prefix();
+        out_ += '[';
+        first_ = true;
+    }
+    void end_array() {
+        out_ += ']';
+        first_ = false;
+    }
     void key(std::string_view k) {
         if (!first_) out_ += ',';
         first_ = true;
@@ -26,10 +40,22 @@ public:
         out_ += ':';
         after_key_ = true;
     }
-    void string(std::string_view s) { value_prefix(); string_raw(s); }
-    void number(std::uint64_t n) { value_prefix(); out_ += std::to_string(n); }
-    void boolean(bool b) { value_prefix(); out_ += b ? "true" : "false"; }
-    void null() { value_prefix(); out_ += "null"; }
+    void string(std::string_view s) {
+        value_prefix();
+        string_raw(s);
+    }
+    void number(std::uint64_t n) {
+        value_prefix();
+        out_ += std::to_string(n);
+    }
+    void boolean(bool b) {
+        value_prefix();
+        out_ += b ? "true" : "false";
+    }
+    void null() {
+        value_prefix();
+        out_ += "null";
+    }
 
 private:
     void value_prefix() {

@@ -10,7 +10,8 @@ void add_limit_options(CLI::App& cmd, parse_limits& limits) {
     cmd.add_option("--max-depth", limits.max_depth,
                    "nesting of multiparts/messages that is parsed (default 100, at most 1000)")
         ->check(CLI::Range(std::size_t(1), parse_limits::hard_max_depth));
-    cmd.add_option("--max-parts", limits.max_parts, "entities parsed in one document (default 1000000)")
+    cmd.add_option("--max-parts", limits.max_parts,
+                   "entities parsed in one document (default 1000000)")
         ->check(CLI::PositiveNumber);
     cmd.add_option("--max-header-bytes", limits.max_header_block,
                    "octets of one header block that are interpreted (default 1 MiB)")

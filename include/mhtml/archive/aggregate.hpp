@@ -50,9 +50,9 @@ struct aggregate_options {
 struct entity_info {
     std::optional<std::string> location;  ///< the resolved Content-Location, if the heading has one
     std::string heading_base;             ///< the base its own Content-Location resolves against
-    std::string base;                     ///< the base for its body (chapter 5, <base href> included)
-    int related = -1;                     ///< index in related() of the structure it is a body part of, or -1
-    bool has_html_base = false;           ///< the base came from a <base href> in the body
+    std::string base;  ///< the base for its body (chapter 5, <base href> included)
+    int related = -1;  ///< index in related() of the structure it is a body part of, or -1
+    bool has_html_base = false;  ///< the base came from a <base href> in the body
 };
 
 /// One multipart/related structure.
@@ -69,10 +69,10 @@ enum class document_type { none, html, css, svg };
 document_type document_type_of(const mime::part_view& p) noexcept;
 
 struct resolution {
-    std::string resolved;                ///< the absolute URI (cid:/mid: as written)
+    std::string resolved;  ///< the absolute URI (cid:/mid: as written)
     std::optional<mime::part_view> target;
-    bool same_document = false;          ///< empty or fragment-only reference
-    bool lenient = false;                ///< found only by a retry or a compatibility match
+    bool same_document = false;  ///< empty or fragment-only reference
+    bool lenient = false;        ///< found only by a retry or a compatibility match
 };
 
 class aggregate {
@@ -83,12 +83,16 @@ public:
     /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
     /// thread its own aggregate, or call info() for every part once before sharing).
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
-    [[nodiscard]] const std::vector<related_structure>& related() const noexcept { return related_; }
+    [[nodiscard]] const std::vector<related_structure>& related() const noexcept {
+        return related_;
+    }
     /// The first related structure's root (the page), or the document's own root entity when
     /// the message has no multipart/related.
     [[nodiscard]] mime::part_view main_root() const;
     /// Snapshot-Content-Location of the top-level heading (Chromium): the page's URL.
-    [[nodiscard]] const std::optional<std::string>& snapshot_location() const noexcept { return snapshot_; }
+    [[nodiscard]] const std::optional<std::string>& snapshot_location() const noexcept {
+        return snapshot_;
+    }
     /// True when Blink wrote the archive (and its cid: Content-Locations are matched).
     [[nodiscard]] bool blink() const noexcept { return match_.cid_content_location; }
 

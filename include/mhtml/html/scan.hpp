@@ -28,8 +28,9 @@
 namespace mhtml::html {
 
 enum class ref_kind : std::uint8_t {
-    resource,     ///< loaded to display the page: images, style sheets, scripts, frames, media, fonts
-    navigation,   ///< followed when the user acts: a/area href, link rel=alternate, meta refresh, longdesc
+    resource,  ///< loaded to display the page: images, style sheets, scripts, frames, media, fonts
+    navigation,   ///< followed when the user acts: a/area href, link rel=alternate, meta refresh,
+                  ///< longdesc
     form_action,  ///< form action, button/input formaction
     citation,     ///< cite on blockquote, q, del, ins
     base,         ///< <base href>
@@ -40,7 +41,8 @@ std::string_view kind_name(ref_kind k) noexcept;  ///< "resource", "navigation",
 enum class value_syntax : std::uint8_t {
     attribute,         ///< a whole attribute value
     srcset,            ///< one candidate URL of srcset / imagesrcset
-    list_item,         ///< one URL of a space-separated (object archive) or comma-separated (applet archive) list
+    list_item,         ///< one URL of a space-separated (object archive) or comma-separated (applet
+                       ///< archive) list
     meta_refresh,      ///< the URL in <meta http-equiv=refresh content="5; url=...">
     css_url_unquoted,  ///< url(x)
     css_url_quoted,    ///< url("x") / url('x')
@@ -50,22 +52,25 @@ std::string_view syntax_name(value_syntax s) noexcept;
 
 struct reference {
     ref_kind kind = ref_kind::resource;
-    std::string element;         ///< lower-case tag name; "" for a standalone style sheet
-    std::string_view attribute;  ///< lower-case attribute name; "" for <style> text and style sheets
-    std::size_t offset = 0;      ///< first octet of the raw value in the input
-    std::size_t length = 0;      ///< octets of the raw value (quotes excluded)
-    std::string url;             ///< the value with character references / CSS escapes decoded
+    std::string element;  ///< lower-case tag name; "" for a standalone style sheet
+    std::string_view
+        attribute;           ///< lower-case attribute name; "" for <style> text and style sheets
+    std::size_t offset = 0;  ///< first octet of the raw value in the input
+    std::size_t length = 0;  ///< octets of the raw value (quotes excluded)
+    std::string url;         ///< the value with character references / CSS escapes decoded
     value_syntax syntax = value_syntax::attribute;
-    char attribute_quote = 0;    ///< the enclosing attribute's quote: '"', '\'', or 0 (unquoted, or not in an attribute)
-    char css_quote = 0;          ///< for css_url_quoted and css_string: '"' or '\''
-    bool in_attribute = false;   ///< inside an attribute value (character references apply)
-    bool raw_text = false;       ///< inside a <style> element (its text must not contain "</style")
-    char list_separator = 0;     ///< for list_item: ' ' or ','
+    char attribute_quote =
+        0;  ///< the enclosing attribute's quote: '"', '\'', or 0 (unquoted, or not in an attribute)
+    char css_quote = 0;         ///< for css_url_quoted and css_string: '"' or '\''
+    bool in_attribute = false;  ///< inside an attribute value (character references apply)
+    bool raw_text = false;      ///< inside a <style> element (its text must not contain "</style")
+    char list_separator = 0;    ///< for list_item: ' ' or ','
 };
 
 struct scan_result {
-    std::vector<reference> refs;        ///< in document order, non-overlapping
-    std::optional<std::size_t> base;    ///< index in refs of the first <base href>, the one that counts
+    std::vector<reference> refs;  ///< in document order, non-overlapping
+    std::optional<std::size_t>
+        base;  ///< index in refs of the first <base href>, the one that counts
     /// Charset declared by a <meta charset> / http-equiv Content-Type seen while scanning (the
     /// label as written); see html/charset.hpp for the browser's full algorithm.
     std::string meta_charset;

@@ -10,17 +10,18 @@ namespace mhtml::mime {
 
 /// One piece of a header value as RFC 2047 §6 reads it.
 struct rfc2047_segment {
-    bool encoded = false;     ///< an encoded-word (then charset/language/octets are set)
-    std::string charset;      ///< as written, e.g. "ISO-8859-1"
-    std::string language;     ///< RFC 2231 §5 "charset*lang", or empty
-    std::string octets;       ///< decoded octets of an encoded-word, or the literal text
-    std::size_t offset = 0;   ///< offset of the segment in the input value
+    bool encoded = false;    ///< an encoded-word (then charset/language/octets are set)
+    std::string charset;     ///< as written, e.g. "ISO-8859-1"
+    std::string language;    ///< RFC 2231 §5 "charset*lang", or empty
+    std::string octets;      ///< decoded octets of an encoded-word, or the literal text
+    std::size_t offset = 0;  ///< offset of the segment in the input value
 };
 
 struct rfc2047_result {
     std::vector<rfc2047_segment> segments;
-    bool malformed = false;      ///< something looked like an encoded-word but was not (kept literally)
-    bool unknown_charset = false;///< a word's charset is unknown to iconv (octets kept, shown as windows-1252)
+    bool malformed = false;  ///< something looked like an encoded-word but was not (kept literally)
+    bool unknown_charset =
+        false;  ///< a word's charset is unknown to iconv (octets kept, shown as windows-1252)
 };
 
 /// Splits a header value into literal text and decoded encoded-words. White space between

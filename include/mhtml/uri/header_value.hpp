@@ -63,9 +63,9 @@ enum class header_uri_form { bare, quoted, encoded_words };
 std::string_view form_name(header_uri_form f) noexcept;  ///< "bare", "quoted", "encoded-words"
 
 struct header_uri_text {
-    std::string value;      ///< the field body to write after "Name: " (may contain CRLF SP)
+    std::string value;  ///< the field body to write after "Name: " (may contain CRLF SP)
     header_uri_form form = header_uri_form::bare;
-    std::string charset;    ///< the encoded-words' charset (form encoded_words only)
+    std::string charset;  ///< the encoded-words' charset (form encoded_words only)
 };
 
 /// How the toolkit writes a URI into Content-Location (MHT-4.4.1, MHT-4.4.2):

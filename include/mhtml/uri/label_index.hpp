@@ -21,11 +21,11 @@
 #include "mhtml/uri/reference.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
-#include <cstdint>
 #include <utility>
 #include <vector>
 

@@ -91,7 +91,9 @@ public:
                       std::vector<diagnostic>* diags = nullptr) const;
 
     [[nodiscard]] const std::string& str() const noexcept { return text_; }
-    [[nodiscard]] bool is_fictitious() const noexcept { return is_fictitious_scheme(parts_.scheme); }
+    [[nodiscard]] bool is_fictitious() const noexcept {
+        return is_fictitious_scheme(parts_.scheme);
+    }
 
 private:
     base_uri() = default;

@@ -21,8 +21,10 @@ const std::vector<std::string>& documents() {
         R"~(<meta http-equiv="refresh" content="0; url=next.html"><meta http-equiv=refresh content=1;URL='n2.html'>)~",
         R"~(<object archive="a.jar b.jar" data="o.swf"></object><applet archive="x.jar,y.jar" code="A.class">)~",
         R"~(<a href="x?a=1&amp;b=2&copy=3">e</a><img src=&quot;q&quot;>)~",
-        "<svg><image xlink:href=\"i.png\"/><style>r{fill:url(#g)}</style></svg><base href=\"http://b.example/\">",
-        "<img src=\"caf\xE9.png\"><!-- <img src=\"no.png\"> --><script>var x='<img src=no2>'</script>",
+        "<svg><image xlink:href=\"i.png\"/><style>r{fill:url(#g)}</style></svg><base "
+        "href=\"http://b.example/\">",
+        "<img src=\"caf\xE9.png\"><!-- <img src=\"no.png\"> --><script>var x='<img "
+        "src=no2>'</script>",
     };
     return docs;
 }
@@ -79,7 +81,8 @@ TEST(HtmlRewrite, SrcsetAndListsKeepTheirSeparators) {
     EXPECT_EQ(rewrite_all(R"~(<img srcset="a.png 1x, b.png 2x">)~", "my pic,.png"),
               R"~(<img srcset="my%20pic,.png 1x, my%20pic,.png 2x">)~");
     EXPECT_EQ(rewrite_all(R"~(<img srcset="a.png 1x">)~", ",x,"), R"~(<img srcset="%2Cx%2C 1x">)~");
-    EXPECT_EQ(rewrite_all(R"~(<applet archive="x.jar,y.jar">)~", "a,b"), R"~(<applet archive="a%2Cb,a%2Cb">)~");
+    EXPECT_EQ(rewrite_all(R"~(<applet archive="x.jar,y.jar">)~", "a,b"),
+              R"~(<applet archive="a%2Cb,a%2Cb">)~");
 }
 
 TEST(HtmlRewrite, CssEscaping) {
@@ -88,7 +91,8 @@ TEST(HtmlRewrite, CssEscaping) {
     ASSERT_EQ(refs.size(), 1u);
     EXPECT_EQ(refs[0].url, "x y).png");
     // Inside <style>, a new URL can never close the element.
-    std::string style = rewrite_all("<style>a{background:url(\"a.png\")}</style><img src=z>", "</style><b>");
+    std::string style =
+        rewrite_all("<style>a{background:url(\"a.png\")}</style><img src=z>", "</style><b>");
     EXPECT_EQ(style.find("</style><b>"), std::string::npos);
     auto again = scan_html(style).refs;
     ASSERT_EQ(again.size(), 2u);
@@ -109,7 +113,8 @@ TEST(HtmlRewrite, OnlyChosenReferencesChange) {
 TEST(HtmlRewrite, StyleSheetRewrite) {
     std::string css = "@import 'a.css';\nb{background:url(b.png)}";
     auto refs = scan_style_sheet(css).refs;
-    std::string out = rewrite(css, refs, [](const reference&) { return std::string("n'ew (1).png"); });
+    std::string out =
+        rewrite(css, refs, [](const reference&) { return std::string("n'ew (1).png"); });
     auto again = scan_style_sheet(out).refs;
     ASSERT_EQ(again.size(), 2u);
     EXPECT_EQ(again[0].url, "n'ew (1).png");
