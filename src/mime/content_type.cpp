@@ -234,6 +234,31 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
     return out;
 }
 
+void each_parameter_issue(
+    const value_issues& is,
+    const std::function<void(severity, diag_code, std::string_view)>& report) {
+    if (is.missing_separator)
+        report(severity::warning, diag_code::missing_parameter_separator,
+               "parameters not separated by ';'; read as separate parameters");
+    if (is.needs_quoting)
+        report(severity::note, diag_code::parameter_needs_quoting,
+               "parameter value with special characters is not quoted; read up to the next ';' or "
+               "space");
+    if (is.bad_parameter || is.unterminated_quote)
+        report(severity::warning, diag_code::parameter_invalid,
+               "malformed parameter; skipped or read to the end of the field");
+    if (is.duplicate_parameter)
+        report(severity::warning, diag_code::parameter_duplicate,
+               "repeated parameter; the first one is used");
+    if (is.bad_continuation)
+        report(
+            severity::warning, diag_code::rfc2231_bad_continuation,
+            "RFC 2231 parameter continuations are missing or out of order; joined in index order");
+    if (is.bad_charset)
+        report(severity::warning, diag_code::rfc2231_bad_charset,
+               "RFC 2231 parameter charset is unknown; octets kept as they are");
+}
+
 bool content_type::is(std::string_view t, std::string_view st) const noexcept {
     return iequals(type, t) && iequals(subtype, st);
 }

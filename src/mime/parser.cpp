@@ -502,26 +502,11 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             } else {
                 r.has_content_type = true;
             }
-            if (is.missing_separator)
-                diag(severity::warning, diag_code::missing_parameter_separator, e, off,
-                     "Content-Type parameters not separated by ';'; read as separate parameters");
-            if (is.needs_quoting)
-                diag(severity::note, diag_code::parameter_needs_quoting, e, off,
-                     "Content-Type parameter value with special characters is not quoted; read "
-                     "up to the next ';' or space");
-            if (is.bad_parameter || is.unterminated_quote)
-                diag(severity::warning, diag_code::parameter_invalid, e, off,
-                     "malformed Content-Type parameter; skipped or read to the end of the field");
-            if (is.duplicate_parameter)
-                diag(severity::warning, diag_code::parameter_duplicate, e, off,
-                     "repeated Content-Type parameter; the first one is used");
-            if (is.bad_continuation)
-                diag(severity::warning, diag_code::rfc2231_bad_continuation, e, off,
-                     "RFC 2231 parameter continuations are missing or out of order; joined in "
-                     "index order");
-            if (is.bad_charset)
-                diag(severity::warning, diag_code::rfc2231_bad_charset, e, off,
-                     "RFC 2231 parameter charset is unknown; octets kept as they are");
+            each_parameter_issue(is, [&](severity sev, diag_code code, std::string_view what) {
+                std::string message = "Content-Type ";
+                message += what;
+                diag(sev, code, e, off, std::move(message));
+            });
         } else if (f.is("Content-Transfer-Encoding")) {
             if (have_cte) continue;
             have_cte = true;

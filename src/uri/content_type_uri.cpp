@@ -213,26 +213,11 @@ std::string_view written_name(const spelling& sp, const std::string& lower_name)
 }
 
 void report_parser_issues(const mime::value_issues& is, std::vector<diagnostic>* diags) {
-    if (is.missing_separator)
-        report(diags, severity::warning, diag_code::missing_parameter_separator, 0,
-               "Content-Type parameters not separated by ';'; read as separate parameters");
-    if (is.needs_quoting)
-        report(diags, severity::note, diag_code::parameter_needs_quoting, 0,
-               "Content-Type parameter value with special characters is not quoted; read up to "
-               "the next ';' or space");
-    if (is.bad_parameter || is.unterminated_quote)
-        report(diags, severity::warning, diag_code::parameter_invalid, 0,
-               "malformed Content-Type parameter; skipped or read to the end of the field");
-    if (is.duplicate_parameter)
-        report(diags, severity::warning, diag_code::parameter_duplicate, 0,
-               "repeated Content-Type parameter; the first one is used");
-    if (is.bad_continuation)
-        report(diags, severity::warning, diag_code::rfc2231_bad_continuation, 0,
-               "RFC 2231 parameter continuations are missing or out of order; joined in index "
-               "order");
-    if (is.bad_charset)
-        report(diags, severity::warning, diag_code::rfc2231_bad_charset, 0,
-               "RFC 2231 parameter charset is unknown; octets kept as they are");
+    mime::each_parameter_issue(is, [&](severity sev, diag_code code, std::string_view what) {
+        std::string message = "Content-Type ";
+        message += what;
+        report(diags, sev, code, 0, std::move(message));
+    });
 }
 
 // Closure and controlled mapping append the parameters as a query, names as written,

@@ -9,6 +9,9 @@
 /// the caller turns into a diagnostic.
 
 #include <cstdint>
+#include "mhtml/diagnostic.hpp"
+
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -61,6 +64,11 @@ struct value_issues {
                duplicate_parameter || unterminated_quote || bad_continuation || bad_charset;
     }
 };
+
+/// Calls `report(severity, code, message)` for each parameter problem the parser forgave
+/// (everything but `invalid` and `missing_subtype`, which the caller words for its field).
+void each_parameter_issue(const value_issues& is,
+                          const std::function<void(severity, diag_code, std::string_view)>& report);
 
 /// A parameter list as found after the value of Content-Type or Content-Disposition.
 class parameter_list {
