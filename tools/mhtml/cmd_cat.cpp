@@ -45,13 +45,9 @@ std::optional<mime::part_view> part_by_path(const mime::document& doc, std::stri
 }
 
 int run_cat(const cat_options& o) {
-    std::error_code ec;
-    input_buffer in = input_buffer::open(o.file, ec);
-    if (ec) {
-        std::cerr << "mhtml cat: cannot read " << (o.file == "-" ? "standard input" : o.file)
-                  << ": " << ec.message() << '\n';
-        return exit_usage;
-    }
+    auto opened = open_input("cat", o.file);
+    if (!opened) return exit_usage;
+    input_buffer in = std::move(*opened);
     auto doc = mime::document::parse(std::move(in));
     std::optional<mime::part_view> target;
     if (is_part_path(o.what)) {

@@ -39,13 +39,9 @@ std::string plural(std::size_t n, std::string_view word) {
 }
 
 int run_check(const check_options& o) {
-    std::error_code ec;
-    input_buffer in = input_buffer::open(o.file, ec);
-    if (ec) {
-        std::cerr << "mhtml check: cannot read " << (o.file == "-" ? "standard input" : o.file)
-                  << ": " << ec.message() << '\n';
-        return exit_usage;
-    }
+    auto opened = open_input("check", o.file);
+    if (!opened) return exit_usage;
+    input_buffer in = std::move(*opened);
     mime::parse_options po;
     po.limits = o.limits;
     const mime::document doc = mime::document::parse(std::move(in), po);

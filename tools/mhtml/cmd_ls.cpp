@@ -55,13 +55,9 @@ struct part_info {
 };
 
 int run_ls(const ls_options& o) {
-    std::error_code ec;
-    input_buffer in = input_buffer::open(o.file, ec);
-    if (ec) {
-        std::cerr << "mhtml ls: cannot read " << (o.file == "-" ? "standard input" : o.file) << ": "
-                  << ec.message() << '\n';
-        return exit_usage;
-    }
+    auto opened = open_input("ls", o.file);
+    if (!opened) return exit_usage;
+    input_buffer in = std::move(*opened);
     mime::parse_options po;
     po.limits = o.limits;
     mime::document doc = mime::document::parse(std::move(in), po);

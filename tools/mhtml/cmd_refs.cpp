@@ -160,13 +160,9 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
 }
 
 int run_refs(const refs_options& o) {
-    std::error_code ec;
-    input_buffer in = input_buffer::open(o.file, ec);
-    if (ec) {
-        std::cerr << "mhtml refs: cannot read " << (o.file == "-" ? "standard input" : o.file)
-                  << ": " << ec.message() << '\n';
-        return exit_usage;
-    }
+    auto opened = open_input("refs", o.file);
+    if (!opened) return exit_usage;
+    input_buffer in = std::move(*opened);
     if (o.archive || (!o.css && !o.html && looks_like_mime(in.bytes())))
         return run_archive_refs(o, std::move(in));
     const bool css = o.css || (!o.html && (ends_with_ci(o.file, ".css")));

@@ -5,7 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace mhtml::cli {
 
@@ -19,6 +24,10 @@ runner add_url_command(CLI::App& app);
 runner add_refs_command(CLI::App& app);
 runner add_cat_command(CLI::App& app);
 runner add_check_command(CLI::App& app);
+
+/// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
+/// ..." and returns nullopt (the caller exits with exit_usage).
+std::optional<input_buffer> open_input(std::string_view command, const std::string& file);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

@@ -6,6 +6,15 @@
 
 namespace mhtml::cli {
 
+std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
+    std::error_code ec;
+    input_buffer in = input_buffer::open(file, ec);
+    if (!ec) return in;
+    std::cerr << "mhtml " << command << ": cannot read " << (file == "-" ? "standard input" : file)
+              << ": " << ec.message() << '\n';
+    return std::nullopt;
+}
+
 void add_limit_options(CLI::App& cmd, parse_limits& limits) {
     cmd.add_option("--max-depth", limits.max_depth,
                    "nesting of multiparts/messages that is parsed (default 100, at most 1000)")
