@@ -206,10 +206,18 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
 // headings (an archive of 30,000 HTML parts need not scan them all up front).
 void aggregate::ensure_html_base(std::size_t i) const {
     if (html_base_checked_[i]) return;
-    html_base_checked_[i] = true;
     mime::part_view p = doc_->part(i);
-    if (document_type_of(p) != document_type::html) return;
-    html::scan_result scan = references(p);
+    if (document_type_of(p) != document_type::html) {
+        html_base_checked_[i] = true;
+        return;
+    }
+    (void)references(p);  // sets the base as a side effect
+}
+
+// An HTML part's first <base href>, resolved against what steps b-e gave, once.
+void aggregate::apply_html_base(std::size_t i, const html::scan_result& scan) const {
+    if (html_base_checked_[i]) return;
+    html_base_checked_[i] = true;
     if (!scan.base || !bases_[i]) return;
     std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
     if (!uri::is_absolute(resolved)) return;
@@ -245,6 +253,7 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
     }
     html::scan_result r = t == document_type::css ? html::scan_style_sheet(body)
                                                   : html::scan_html(body, t == document_type::svg);
+    if (t == document_type::html) apply_html_base(p.index(), r);  // one scan serves both
     return r;
 }
 

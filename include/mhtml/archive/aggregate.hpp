@@ -113,6 +113,7 @@ private:
     aggregate_options options_;
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
+    void apply_html_base(std::size_t i, const html::scan_result& scan) const;
     std::optional<mime::part_view> resolve_mid(std::string_view reference) const;
 
     // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
