@@ -56,6 +56,13 @@ void check_resolution(std::string_view base_text, std::string_view ref) {
     std::string n = normalize(target);
     MHTML_CHECK(normalize(n) == n);
     MHTML_CHECK(same_resource(target, target));
+    // L-8: the non-strict reading exists only for a reference of the base's scheme, and gives
+    // an absolute URI of that scheme.
+    if (auto compat = base->resolve_same_scheme(ref)) {
+        MHTML_CHECK(r.has_scheme && !r.has_authority);
+        MHTML_CHECK(*compat != target);
+        MHTML_CHECK(split_reference(*compat).has_scheme);
+    }
 }
 
 void check_header_uri(std::string_view s) {

@@ -5,6 +5,8 @@
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 
+#include <algorithm>
+
 namespace mhtml::archive {
 
 namespace {
@@ -57,6 +59,33 @@ heading_values read_heading(const mime::part_view& p, std::vector<diagnostic>& d
 
 bool is_related(const mime::part_view& p) noexcept {
     return p.kind() == mime::entity_kind::multipart && p.content_type().is("multipart", "related");
+}
+
+bool is_alternative(const mime::part_view& p) noexcept {
+    return p.kind() == mime::entity_kind::multipart &&
+           p.content_type().is("multipart", "alternative");
+}
+
+// CID-8: the ids of the alternatives of `alternative` (and of alternatives nested in it);
+// a later alternative with an id replaces an earlier one, so the last, preferred one wins.
+void collect_alternative_ids(const mime::part_view& alternative,
+                             std::unordered_map<std::string, std::uint32_t>& ids) {
+    std::vector<mime::part_view> stack = {alternative};
+    std::vector<mime::part_view> order;  // the alternatives, sorted into document order below
+    while (!stack.empty()) {
+        mime::part_view a = stack.back();
+        stack.pop_back();
+        for (const auto& k : a.children()) {
+            order.push_back(k);
+            if (is_alternative(k)) stack.push_back(k);
+        }
+    }
+    std::sort(order.begin(), order.end(), [](const mime::part_view& x, const mime::part_view& y) {
+        return x.index() < y.index();
+    });
+    for (const auto& k : order)
+        if (auto f = k.header("Content-ID"))
+            ids.insert_or_assign(uri::id_key(f->raw_value()), k.index());
 }
 
 }  // namespace
@@ -159,11 +188,14 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             {},
             members,
             uri::label_index(labels, base ? *base : uri::base_uri::fictitious(), &index_diags),
-            a.entities_[i].related};
+            a.entities_[i].related,
+            {}};
         for (auto& d : index_diags) {
             d.offset = p.offset();
             a.diags_.push_back(std::move(d));
         }
+        for (const auto& m : members)
+            if (is_alternative(m)) collect_alternative_ids(m, rs.alternative_ids);
         root_options ro = options.root;
         ro.strict = ro.strict || options.strict;
         ro.report_duplicate_ids = false;  // the label index reports them
@@ -257,11 +289,20 @@ html::scan_result aggregate::references(const mime::part_view& p) const {
     return r;
 }
 
-std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference) const {
+std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference,
+                                                      bool& from_store) const {
     auto ids = uri::mid_to_ids(reference);
     if (!ids) return std::nullopt;
-    auto message = messages_.find(uri::id_key(ids.value.message_id));
-    if (message == messages_.end()) return std::nullopt;
+    const std::string message_id = uri::id_key(ids.value.message_id);
+    auto message = messages_.find(message_id);
+    if (message == messages_.end()) {
+        if (!options_.store) return std::nullopt;
+        const std::string content_id =
+            ids.value.content_id.empty() ? std::string() : uri::id_key(ids.value.content_id);
+        auto found = options_.store->find(message_id, content_id);
+        from_store = found.has_value();
+        return found;
+    }
     if (ids.value.content_id.empty()) return doc_->part(message->second);
     std::string key = std::to_string(message->second);
     key += '/';
@@ -276,7 +317,7 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
     resolution out;
     if (uri::is_mid_url(reference)) {
         out.resolved = std::string(reference);
-        out.target = resolve_mid(reference);
+        out.target = resolve_mid(reference, out.from_store);
         return out;
     }
     const entity_info& e = info(from);
@@ -293,8 +334,14 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
             out.same_document = m.same_document;
         }
         if (m.same_document) break;
-        if (m.part) {
-            out.target = rs.members[*m.part];
+        if (!m.part && !rs.alternative_ids.empty() && uri::is_cid_url(reference)) {
+            auto id = uri::cid_to_content_id(uri::without_fragment(reference));
+            auto hit =
+                id ? rs.alternative_ids.find(uri::id_key(id.value)) : rs.alternative_ids.end();
+            if (hit != rs.alternative_ids.end()) out.target = doc_->part(hit->second);
+        }
+        if (m.part) out.target = rs.members[*m.part];
+        if (out.target) {
             out.lenient = m.lenient;
             if (!first && diags)
                 diags->push_back(make_diag(
@@ -310,7 +357,8 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
         out.resolved = b.resolve(reference, &found);
         out.same_document = uri::is_same_document(reference);
     }
-    // REQUIREMENTS E-13: a part whose Content-Location is relative; its resolved location as
+    // REQUIREMENTS E-13: a part whose Content-Location is relative; and L-1: a heading with
+    // both a Content-Base and a different absolute Content-Location. Its resolved location as
     // the base finds what the literal chapter 5 does not.
     if (!out.target && !out.same_document && !options_.strict && e.related >= 0 && e.location &&
         !e.has_html_base && !uri::is_absolute(reference)) {
@@ -325,8 +373,9 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
                     make_diag(severity::ambiguous, diag_code::matched_after_normalisation, from,
                               from.offset(),
                               cat({"'", reference,
-                                   "' matches only when resolved against the part's own relative "
-                                   "Content-Location (REQUIREMENTS E-13)"})));
+                                   "' matches only when resolved against the part's own "
+                                   "Content-Location, not its base ",
+                                   b.str(), " (REQUIREMENTS E-13, L-1)"})));
             }
         }
     }

@@ -225,6 +225,11 @@ bool is_alternative(const mime::part_view& p) noexcept {
            p.content_type().is("multipart", "alternative");
 }
 
+bool is_alternative_child(const mime::part_view& p) {
+    auto parent = p.parent();
+    return parent && is_alternative(*parent);
+}
+
 // The heading inside a message/external-body describes a body sent elsewhere (RFC 2046
 // §5.2.3); nothing of it is in the message.
 bool is_phantom(const mime::part_view& p) noexcept {
@@ -632,7 +637,10 @@ void checker::check_references(const mime::part_view& p, std::string_view body,
             }
         }
         if (res.target) {
-            referenced_[res.target->index()] = true;
+            // The target, and the multipart/alternative body parts around it (CID-8).
+            for (std::optional<mime::part_view> t = res.target; t && !referenced_[t->index()];
+                 t = is_alternative_child(*t) ? t->parent() : std::nullopt)
+                referenced_[t->index()] = true;
             continue;
         }
         if (uri::is_mid_url(r.url)) continue;  // another message: the store's business (CID-6)
@@ -832,11 +840,8 @@ void checker::check_related_structures() {
                      ", not text/html (THTML-6.2 SHOULD for HTML aggregates); readers show it as "
                      "it is"}));
         // start-info ids name parts for the application (REL-3.3.2).
-        std::vector<std::string> start_info;
-        if (rs.root.start_info_is_cid_list) {
-            start_info = rs.root.start_info_ids;
-            std::sort(start_info.begin(), start_info.end());
-        }
+        for (const auto& named : rs.root.start_info_parts)
+            if (named) referenced_[named->index()] = true;
         // The body part that holds the root (the root itself, or the multipart/alternative
         // it was chosen from).
         std::optional<mime::part_view> root_member = rs.root.root;
@@ -849,12 +854,6 @@ void checker::check_related_structures() {
             if (referenced_[m.index()]) continue;
             if (rs.root.start && *rs.root.start == m) continue;
             if (root_member && *root_member == m) continue;
-            if (!start_info.empty()) {
-                auto f = m.header("Content-ID");
-                if (f && std::binary_search(start_info.begin(), start_info.end(),
-                                            uri::id_key(f->raw_value())))
-                    continue;
-            }
             add("REL-1.1", finding_level::note, "part_not_referenced", m.path(), m.offset(),
                 cat({m.content_type().essence(), " part ", shown_path(m.path()),
                      " of the multipart/related ", shown_path(rs.part.path()),

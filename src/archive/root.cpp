@@ -177,6 +177,12 @@ root_selection selector::run() {
     ids_.reserve(kids_.size());
     for (const part_view& k : kids_) ids_.push_back(id_of(k));
     if (options_.report_duplicate_ids) check_duplicate_ids();
+    for (const std::string& id : sel.start_info_ids) {
+        auto hit = std::find(ids_.begin(), ids_.end(), id);
+        sel.start_info_parts.push_back(
+            hit == ids_.end() ? std::nullopt
+                              : std::optional(kids_[static_cast<std::size_t>(hit - ids_.begin())]));
+    }
 
     auto start = ct.param("start");
     sel.start = start ? find_start(*start) : default_start();

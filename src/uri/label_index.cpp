@@ -202,6 +202,11 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                     location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)),
                 i);
         }
+        // REQUIREMENTS L-8: `http:images/x.gif` under an http base, read non-strictly.
+        if (auto compat = (own ? *own : parts_base).resolve_same_scheme(label)) {
+            std::string compat_scratch;
+            by_same_scheme_location_.insert(std::string(location_key(*compat, compat_scratch)), i);
+        }
         locations_[i] = std::move(resolved);
     }
 }
@@ -290,6 +295,16 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     } else if (auto spaced = lookup(by_spaced_location_, key)) {
         lenient_hit(*spaced,
                     "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");
+    } else if (auto same = lookup(by_same_scheme_location_, key)) {
+        lenient_hit(*same,
+                    "matched a Content-Location like 'http:g' read as relative to a base of the "
+                    "same scheme (RFC 3986 5.4.2 non-strict, REQUIREMENTS L-8)");
+    } else if (auto compat = base.resolve_same_scheme(reference)) {
+        std::string compat_scratch;
+        if (auto hit = lookup(by_location_, location_key(*compat, compat_scratch)))
+            lenient_hit(*hit,
+                        "matched when read as relative to the base of the same scheme (RFC 3986 "
+                        "5.4.2 non-strict, REQUIREMENTS L-8)");
     }
     return m;
 }

@@ -310,6 +310,23 @@ std::string base_uri::resolve(std::string_view ref, std::vector<diagnostic>* dia
     return out;
 }
 
+std::optional<std::string> base_uri::resolve_same_scheme(std::string_view ref) const {
+    reference_parts r = split_reference(ref);
+    if (!r.has_scheme || r.has_authority || !text::iequals(r.scheme, parts_.scheme))
+        return std::nullopt;
+    std::string_view rest = ref.substr(r.scheme.size() + 1);
+    // Without its scheme, "g:h" in the first segment would read as a scheme: "./g:h" keeps it
+    // a path, and the merge and dot-segment removal turn it back into "g:h" after the base's
+    // directory.
+    std::string relative;
+    const std::size_t colon = rest.find(':');
+    if (colon != std::string_view::npos && rest.find_first_of("/?#") > colon) relative = "./";
+    relative += rest;
+    std::string out = resolve(relative);
+    if (out == resolve(ref)) return std::nullopt;
+    return out;
+}
+
 std::optional<std::string> resolve(std::string_view base, std::string_view ref,
                                    std::vector<diagnostic>* diags) {
     auto b = base_uri::make(base);

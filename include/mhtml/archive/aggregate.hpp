@@ -14,13 +14,16 @@
 ///
 /// `mid:` URLs (CID-6) name a message of this document (the top-level one or one attached as
 /// message/rfc822) by Message-ID, and with `/content-id` a part inside it; other messages
-/// are for the message store (a later layer) and resolve as external here.
+/// are looked up in the `message_store` given in the options (none: they resolve as
+/// external).
 ///
 /// Resolution (8.2, 8.3): a reference is resolved against its part's base and looked up in
 /// the label index of the part's own related structure, then of each enclosing one (RFC
-/// 2557 §7; a hit there is noted). Unless `strict`, a miss in a part whose Content-Location
-/// is relative is retried with the resolved Content-Location as base (REQUIREMENTS E-13,
-/// ambiguous).
+/// 2557 §7; a hit there is noted). A `cid:` URL that names no body part but alternatives
+/// inside a multipart/alternative body part names the last of them (CID-8). Unless
+/// `strict`, a miss in a part whose resolved Content-Location differs from its base (a
+/// relative Content-Location, REQUIREMENTS E-13; a Content-Base beside an absolute
+/// Content-Location, L-1) is retried with the resolved Content-Location as base (ambiguous).
 
 #include "mhtml/archive/root.hpp"
 #include "mhtml/diagnostic.hpp"
@@ -38,12 +41,29 @@
 
 namespace mhtml::archive {
 
+/// Messages other than the one being read, by Message-ID (CID-6, CID-7): a mail store, a
+/// folder of .eml files, the other messages of a batch. The archive layer asks it only for
+/// `mid:` URLs that name no message of the document itself.
+class message_store {
+public:
+    virtual ~message_store() = default;
+    /// The message whose Message-ID is `message_id` (an id as `uri::id_key` gives it: no
+    /// angle brackets) or, when `content_id` is not empty, the part of that message whose
+    /// Content-ID is `content_id` (also an id_key). nullopt when the store has no such thing.
+    /// The part's document must outlive every resolution that returns it.
+    [[nodiscard]] virtual std::optional<mime::part_view> find(
+        std::string_view message_id, std::string_view content_id) const = 0;
+};
+
 struct aggregate_options {
     bool strict = false;  ///< no retries, compatibility matches or root recovery (`--strict`)
     root_options root{};
     /// Blink's cid: Content-Locations (uri::match_options::cid_content_location): `automatic`
     /// turns the match on for archives Blink wrote ("From: <Saved by Blink>").
     enum class blink_mode { automatic, on, off } blink = blink_mode::automatic;
+    /// Where `mid:` URLs naming other messages are looked up; nullptr: nowhere. It must
+    /// outlive the aggregate.
+    const message_store* store = nullptr;
 };
 
 /// What the layer knows about one entity.
@@ -62,6 +82,10 @@ struct related_structure {
     std::vector<mime::part_view> members;  ///< its direct body parts, in order
     uri::label_index index;
     int parent = -1;  ///< index of the enclosing related structure, or -1
+    /// CID-8: Content-IDs carried by alternatives inside a multipart/alternative body part
+    /// (id_key -> entity index). Alternatives may share one id; it names the one a reader
+    /// displays, the last (RFC 2046 §5.1.4: alternatives are in increasing preference).
+    std::unordered_map<std::string, std::uint32_t> alternative_ids;
 };
 
 enum class document_type { none, html, css, svg };
@@ -73,6 +97,9 @@ struct resolution {
     std::optional<mime::part_view> target;
     bool same_document = false;  ///< empty or fragment-only reference
     bool lenient = false;        ///< found only by a retry or a compatibility match
+    /// The target is a part of another message, found in the message store: info() and
+    /// references() do not apply to it (they are about this document).
+    bool from_store = false;
 };
 
 class aggregate {
@@ -114,7 +141,7 @@ private:
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
     void apply_html_base(std::size_t i, const html::scan_result& scan) const;
-    std::optional<mime::part_view> resolve_mid(std::string_view reference) const;
+    std::optional<mime::part_view> resolve_mid(std::string_view reference, bool& from_store) const;
 
     // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
     mutable std::vector<entity_info> entities_;

@@ -75,6 +75,9 @@ struct root_selection {
     /// The ids of a cid-list `start_info`, in order, each as `uri::id_key` gives it (no
     /// brackets). Msg-ids may be separated by white space or by nothing (E-20).
     std::vector<std::string> start_info_ids;
+    /// REL-3.3.2: what each of `start_info_ids` names, found as `start` is (the direct body
+    /// part with that Content-ID, the first if several); nullopt for an id no part carries.
+    std::vector<std::optional<mime::part_view>> start_info_parts;
 };
 
 /// Chooses the start part and the root of `related` (a multipart/related entity; its body

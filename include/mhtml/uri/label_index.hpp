@@ -12,10 +12,11 @@
 ///
 /// Unless `strict` is set, a miss is retried: locations after RFC 3986 §6.2.2
 /// normalisation, then an unquoted Content-Location read with its raw spaces kept
-/// (REQUIREMENTS E-14); ids case-insensitively and, for a `cid:` URL with `%`, undecoded
-/// (RFC 2392's printed example). A hit found this way is reported `matched_after_normalisation`
-/// with severity `ambiguous`. A separate, documented compatibility match covers the cid:
-/// Content-Locations Chromium writes (match_options::cid_content_location).
+/// (REQUIREMENTS E-14), then labels and references like `http:g` read with RFC 3986's
+/// non-strict "same scheme" rule (§5.4.2, REQUIREMENTS L-3, L-8); ids case-insensitively and, for a
+/// `cid:` URL with `%`, undecoded (RFC 2392's printed example). A hit found this way is reported
+/// `matched_after_normalisation` with severity `ambiguous`. A separate, documented compatibility
+/// match covers the cid: Content-Locations Chromium writes (match_options::cid_content_location).
 
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/uri/reference.hpp"
@@ -101,6 +102,7 @@ private:
     string_map by_folded_id_;        // id_key(), ASCII lower-cased
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
     string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
+    string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
 };
 
 }  // namespace mhtml::uri

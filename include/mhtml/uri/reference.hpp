@@ -90,6 +90,12 @@ public:
     void resolve_into(std::string& out, std::string_view ref,
                       std::vector<diagnostic>* diags = nullptr) const;
 
+    /// The non-strict reading of RFC 3986 §5.2.2 (§5.4.2, REQUIREMENTS L-8): a reference
+    /// whose scheme is the base's (any case) is resolved as if it had none, so `http:g`
+    /// against `http://a/b/c/d;p?q` gives `http://a/b/c/g`. nullopt when that reading gives
+    /// what resolve() gives (another scheme, no scheme, or an authority of its own).
+    [[nodiscard]] std::optional<std::string> resolve_same_scheme(std::string_view ref) const;
+
     [[nodiscard]] const std::string& str() const noexcept { return text_; }
     [[nodiscard]] bool is_fictitious() const noexcept {
         return is_fictitious_scheme(parts_.scheme);
