@@ -32,6 +32,34 @@ TEST(CliArchive, LsShowsRootBaseAndResolvedLocation) {
               std::string::npos);
 }
 
+TEST(CliArchive, LsListsRelatedStructuresWithStartInfo_REL_3_3_2) {
+    const std::string message =
+        "Content-Type: multipart/related; boundary=\"b\";\r\n type=\"application/x-app\"; "
+        "start=\"<a@x>\"; start-info=\"<b@x> <none@x>\"\r\n\r\n"
+        "--b\r\nContent-Type: application/x-app\r\nContent-ID: <a@x>\r\n\r\nroot\r\n"
+        "--b\r\nContent-Type: text/plain\r\nContent-ID: <b@x>\r\n\r\nb\r\n--b--\r\n";
+    auto r = mhtml::test::run_cli(std::vector<std::string>{"ls", "--json", "-"}, &message);
+    ASSERT_EQ(r.status, 0);
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["related"].size(), 1u);
+    const auto& rel = j["related"][0];
+    EXPECT_EQ(rel["path"], "");
+    EXPECT_EQ(rel["root"], "1");
+    EXPECT_EQ(rel["start"], "1");
+    EXPECT_EQ(rel["type"], "application/x-app");
+    EXPECT_EQ(rel["start_info"]["kind"], "references");
+    EXPECT_EQ(rel["start_info"]["value"], "<b@x> <none@x>");
+    ASSERT_EQ(rel["start_info"]["references"].size(), 2u);
+    EXPECT_EQ(rel["start_info"]["references"][0]["content_id"], "b@x");
+    EXPECT_EQ(rel["start_info"]["references"][0]["part"], "2");
+    EXPECT_TRUE(rel["start_info"]["references"][1]["part"].is_null());
+    EXPECT_TRUE(j["snapshot_location"].is_null());
+    // Chromium's Snapshot-Content-Location is the page's URL.
+    auto hn = nlohmann::json::parse(run_cli("ls --json " + corpus("testim__hn.mhtml")).out);
+    EXPECT_EQ(hn["snapshot_location"], "https://news.ycombinator.com/");
+    EXPECT_TRUE(hn["related"][0]["start_info"].is_null());
+}
+
 TEST(CliArchive, RefsResolvesEveryReferenceOfAnArchive) {
     auto r = run_cli("refs --json " + corpus("chromium__page_with_css_and_js_ie.mht"));
     ASSERT_EQ(r.status, 0);

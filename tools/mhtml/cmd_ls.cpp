@@ -146,6 +146,49 @@ int run_ls(const ls_options& o) {
             w.end_object();
         }
         w.end_array();
+        // The related structures: root, start, type and start-info (REL-3.3.2) of each.
+        auto path_or_null = [&](const std::optional<mime::part_view>& p) {
+            p ? w.string(p->path()) : w.null();
+        };
+        w.key("related");
+        w.begin_array();
+        for (const auto& rs : agg.related()) {
+            w.begin_object();
+            w.key("path");
+            w.string(rs.part.path());
+            w.key("root");
+            path_or_null(rs.root.root);
+            w.key("start");
+            path_or_null(rs.root.start);
+            w.key("type");
+            rs.root.type ? w.string(*rs.root.type) : w.null();
+            w.key("start_info");
+            if (!rs.root.start_info) {
+                w.null();
+            } else {
+                w.begin_object();
+                w.key("kind");
+                w.string(rs.root.start_info_is_cid_list ? "references" : "value");
+                w.key("value");
+                w.string(*rs.root.start_info);
+                w.key("references");
+                w.begin_array();
+                for (std::size_t k = 0; k < rs.root.start_info_ids.size(); ++k) {
+                    w.begin_object();
+                    w.key("content_id");
+                    w.string(rs.root.start_info_ids[k]);
+                    w.key("part");
+                    path_or_null(rs.root.start_info_parts[k]);
+                    w.end_object();
+                }
+                w.end_array();
+                w.end_object();
+            }
+            w.end_object();
+        }
+        w.end_array();
+        w.key("snapshot_location");
+        agg.snapshot_location() ? w.string(*agg.snapshot_location()) : w.null();
         write_diagnostics(w, diags, true);
         w.end_object();
         out += '\n';
@@ -218,7 +261,8 @@ runner add_ls_command(CLI::App& app) {
     cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")
         ->required();
     cmd->add_flag("--json", o->json,
-                  "print one JSON document {\"parts\": [...], \"diagnostics\": [...]}");
+                  "print one JSON document {\"parts\": [...], \"related\": [...], \"diagnostics\": "
+                  "[...]}");
     cmd->add_flag("--hash", o->hash, "add the SHA-256 of each leaf's decoded content");
     add_limit_options(*cmd, o->limits);
     cmd->footer(
@@ -228,6 +272,10 @@ runner add_ls_command(CLI::App& app) {
         "first);\n"
         "resolved= is the Content-Location resolved as MHTML does (JSON: root, base, "
         "resolved_location).\n"
+        "JSON also lists each multipart/related (\"related\": path, root, start, type, "
+        "start_info)\n"
+        "and the page's original URL (\"snapshot_location\", Chromium's "
+        "Snapshot-Content-Location).\n"
         "Exit status: 0 read cleanly, 1 read but with errors (see diagnostics), 2 usage or I/O "
         "failure.\n"
         "\n"
