@@ -1,5 +1,7 @@
 #include "mhtml/archive/aggregate.hpp"
 
+#include "text_cat.hpp"
+
 #include "mhtml/html/charset.hpp"
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/uri/cid.hpp"
@@ -16,12 +18,7 @@ diagnostic make_diag(severity sev, diag_code code, const mime::part_view& p, std
     return diagnostic{sev, code, p.path(), offset, std::move(message)};
 }
 
-// Concatenation by appending (GCC 12 warns falsely about "literal" + std::string).
-std::string cat(std::initializer_list<std::string_view> pieces) {
-    std::string out;
-    for (auto piece : pieces) out += piece;
-    return out;
-}
+using mhtml::detail::cat;
 
 // What one heading contributes to base URIs: its usable Content-Base, and its
 // Content-Location as written (extracted, not resolved).
@@ -269,24 +266,35 @@ mime::part_view aggregate::main_root() const {
 }
 
 html::scan_result aggregate::references(const mime::part_view& p) const {
-    document_type t = document_type_of(p);
-    if (t == document_type::none) return {};
-    std::string body;
-    p.decode_to(body);
-    // The scanners read bytes, which is right for every charset whose octets below 0x80 are
-    // ASCII; ISO-2022-JP (JIS octets include '<' and '"') and UTF-16 are read in UTF-8.
-    if (t != document_type::css) {
-        std::string declared(p.content_type().param("charset").value_or(""));
-        html::detected_charset cs = html::detect_charset(declared, body);
+    return read_document(p).scan;
+}
+
+document_text aggregate::read_document(const mime::part_view& p) const {
+    document_text d;
+    d.type = document_type_of(p);
+    if (d.type == document_type::none) return d;
+    p.decode_to(d.text);
+    std::string declared(p.content_type().param("charset").value_or(""));
+    if (d.type == document_type::css) {
+        d.charset = std::string(html::encoding_for_label(declared));
+    } else {
+        // The scanners read bytes, which is right for every charset whose octets below 0x80
+        // are ASCII; ISO-2022-JP (JIS octets include '<' and '"') and UTF-16 are read in UTF-8.
+        html::detected_charset cs = html::detect_charset(declared, d.text);
+        d.charset = cs.name;
         if (cs.name == "ISO-2022-JP" || cs.name == "UTF-16LE" || cs.name == "UTF-16BE") {
-            if (auto utf8 = mime::to_utf8(std::string_view(body).substr(cs.bom_length), cs.name))
-                body = std::move(*utf8);
+            if (auto utf8 =
+                    mime::to_utf8(std::string_view(d.text).substr(cs.bom_length), cs.name)) {
+                d.text = std::move(*utf8);
+                d.charset = "UTF-8";
+                d.transcoded = true;
+            }
         }
     }
-    html::scan_result r = t == document_type::css ? html::scan_style_sheet(body)
-                                                  : html::scan_html(body, t == document_type::svg);
-    if (t == document_type::html) apply_html_base(p.index(), r);  // one scan serves both
-    return r;
+    d.scan = d.type == document_type::css ? html::scan_style_sheet(d.text)
+                                          : html::scan_html(d.text, d.type == document_type::svg);
+    if (d.type == document_type::html) apply_html_base(p.index(), d.scan);  // one scan serves both
+    return d;
 }
 
 std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference,

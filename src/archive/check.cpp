@@ -1,5 +1,7 @@
 #include "mhtml/archive/check.hpp"
 
+#include "text_cat.hpp"
+
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/html/scan.hpp"
 #include "mhtml/uri/cid.hpp"
@@ -16,12 +18,7 @@ namespace mhtml::archive {
 
 namespace {
 
-// Concatenation by appending (GCC 12 warns falsely about "literal" + std::string).
-std::string cat(std::initializer_list<std::string_view> pieces) {
-    std::string out;
-    for (auto piece : pieces) out += piece;
-    return out;
-}
+using mhtml::detail::cat;
 
 std::string shown_path(std::string_view path) {
     return path.empty() ? std::string(".") : std::string(path);

@@ -1,5 +1,7 @@
 #include "mhtml/archive/root.hpp"
 
+#include "text_cat.hpp"
+
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/header.hpp"
@@ -19,13 +21,7 @@ using mime::part_view;
 
 constexpr std::string_view white_space = " \t\r\n";
 
-// Concatenation by appending (GCC 12 warns -Wrestrict on `"literal" + std::string`).
-template <class... Pieces>
-std::string cat(const Pieces&... pieces) {
-    std::string out;
-    (out.append(std::string_view(pieces)), ...);
-    return out;
-}
+using mhtml::detail::cat;
 
 std::string_view trimmed(std::string_view s) noexcept {
     std::size_t b = s.find_first_not_of(white_space);

@@ -109,19 +109,25 @@ std::string escape_for(const reference& r, std::string_view url) {
     return attribute_escape(v, r.attribute_quote, r.syntax == value_syntax::attribute);
 }
 
-std::string rewrite(std::string_view input, std::span<const reference> refs,
-                    const std::function<std::optional<std::string>(const reference&)>& replace) {
-    std::string out;
-    out.reserve(input.size());
+void rewrite_to(std::string_view input, std::span<const reference> refs,
+                const std::function<std::optional<std::string>(const reference&)>& replace,
+                const std::function<void(std::string_view)>& sink) {
     std::size_t copied = 0;
     for (const reference& r : refs) {
         std::optional<std::string> value = replace(r);
         if (!value || *value == r.url) continue;
-        out.append(input, copied, r.offset - copied);
-        out += escape_for(r, *value);
+        sink(input.substr(copied, r.offset - copied));
+        sink(escape_for(r, *value));
         copied = r.offset + r.length;
     }
-    out.append(input, copied, std::string_view::npos);
+    sink(input.substr(copied));
+}
+
+std::string rewrite(std::string_view input, std::span<const reference> refs,
+                    const std::function<std::optional<std::string>(const reference&)>& replace) {
+    std::string out;
+    out.reserve(input.size());
+    rewrite_to(input, refs, replace, [&](std::string_view piece) { out += piece; });
     return out;
 }
 

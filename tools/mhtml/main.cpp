@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
         "  mhtml refs saved.mhtml             every link of an archive and the part it names\n"
         "  mhtml cat saved.mhtml https://e.example/a.css   the part that URI names, decoded\n"
         "  mhtml check saved.mhtml            what the archive does against the MHTML rules\n"
+        "  mhtml extract saved.mhtml -o dir   the page as a folder of files (dir/index.html)\n"
+        "  mhtml inline saved.mhtml -o p.html the page as one self-contained HTML file\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
     runner refs = add_refs_command(app);
     runner cat = add_cat_command(app);
     runner check = add_check_command(app);
+    runner extract = add_extract_command(app);
+    runner inline_ = add_inline_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -67,6 +71,8 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "refs") return refs();
             if (sub->get_name() == "cat") return cat();
             if (sub->get_name() == "check") return check();
+            if (sub->get_name() == "extract") return extract();
+            if (sub->get_name() == "inline") return inline_();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

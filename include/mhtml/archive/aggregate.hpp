@@ -92,6 +92,20 @@ enum class document_type { none, html, css, svg };
 /// What a part holds that can contain URI references (MHT-1.1: HTML, and CSS and SVG too).
 document_type document_type_of(const mime::part_view& p) noexcept;
 
+/// A document part's text as the scanners read it, and what they found.
+struct document_text {
+    document_type type = document_type::none;
+    /// The decoded body; for a part in ISO-2022-JP or UTF-16, transcoded to UTF-8 (without
+    /// its byte order mark).
+    std::string text;
+    /// How a browser decodes `text` (WHATWG name, html::detect_charset: BOM, the Content-Type
+    /// charset, <meta>, windows-1252); "UTF-8" after transcoding. For CSS: the Content-Type
+    /// charset as a WHATWG name, or "" (the sheet's own @charset or its referrer decide).
+    std::string charset;
+    bool transcoded = false;  ///< `text` is UTF-8 made from another charset
+    html::scan_result scan;
+};
+
 struct resolution {
     std::string resolved;  ///< the absolute URI (cid:/mid: as written)
     std::optional<mime::part_view> target;
@@ -110,6 +124,8 @@ public:
     /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
     /// thread its own aggregate, or call info() for every part once before sharing).
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
+    /// The document this aggregate was built over.
+    [[nodiscard]] const mime::document& document() const noexcept { return *doc_; }
     [[nodiscard]] const std::vector<related_structure>& related() const noexcept {
         return related_;
     }
@@ -129,8 +145,10 @@ public:
 
     /// The references in a document part (HTML, CSS, SVG), decoded from its body. A part in
     /// ISO-2022-JP or UTF-16 is transcoded to UTF-8 first (its octets are not ASCII-based),
-    /// so offsets then refer to the UTF-8 text.
+    /// so offsets then refer to the UTF-8 text (read_document() gives that text).
     [[nodiscard]] html::scan_result references(const mime::part_view& p) const;
+    /// The text references() scanned, with the scan (for rewriting it).
+    [[nodiscard]] document_text read_document(const mime::part_view& p) const;
 
     /// What building found: root selection, Content-Base values, duplicate labels.
     [[nodiscard]] const std::vector<diagnostic>& diagnostics() const noexcept { return diags_; }

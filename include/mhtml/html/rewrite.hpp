@@ -25,4 +25,11 @@ std::string escape_for(const reference& r, std::string_view url);
 std::string rewrite(std::string_view input, std::span<const reference> refs,
                     const std::function<std::optional<std::string>(const reference&)>& replace);
 
+/// As rewrite(), handing the output to `sink` piece by piece instead of building it (for
+/// outputs larger than the caller wants to hold: every replacement is made when it is
+/// reached, so only one replacement value is in memory at a time).
+void rewrite_to(std::string_view input, std::span<const reference> refs,
+                const std::function<std::optional<std::string>(const reference&)>& replace,
+                const std::function<void(std::string_view)>& sink);
+
 }  // namespace mhtml::html

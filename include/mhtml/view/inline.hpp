@@ -1,0 +1,64 @@
+#pragma once
+/// `mhtml inline`: an archive's page as one self-contained HTML file (the text/html draft's
+/// reader design "translate the references", Annex A).
+///
+/// Every resource reference of the page that resolves to a part becomes a `data:` URI of
+/// that part: images, fonts, media as they are (base64); style sheets with their own
+/// references (url(), @import) turned into `data:` URIs in turn; frames and iframes as
+/// `data:text/html` documents made the same way (recursively; a frame that contains itself
+/// gets `about:blank`). Links the reader follows (a href, forms) that name a part are not
+/// inlined: they keep the URL the part was saved from. A relative reference that resolves
+/// to no part is made absolute; `offline` points resources that resolve to no part at
+/// nothing (`data:,`) instead.
+///
+/// Charset: the page's bytes are kept and its charset declared with `<meta charset>` after
+/// its doctype (data: URIs are ASCII, so they fit any ASCII-based charset). A page in
+/// ISO-2022-JP or UTF-16 is transcoded to UTF-8 and declared so (`transcoded`). Frames and
+/// style sheets carry their charset in their data: URI.
+///
+/// Scripts never run unless `allow_scripts`: the page and every frame carry a
+/// Content-Security-Policy `<meta>` with `script-src 'none'; object-src 'none'` (the posture
+/// Chromium takes when it opens an archive). `offline` adds `default-src 'none'` with
+/// exceptions for `data:` only, so nothing at all is fetched from anywhere.
+///
+/// The output is written as it is made (the page between references, one data: URI at a
+/// time), to a temporary file beside the destination renamed into place at the end, or to
+/// standard output for "-".
+
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/view/extract.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mhtml::view {
+
+struct inline_options {
+    /// As extract_options::part.
+    std::optional<std::string> part;
+    bool offline = false;
+    bool allow_scripts = false;
+};
+
+struct inline_report {
+    std::string root;                    ///< path of the part that is the page
+    std::size_t parts_inlined = 0;       ///< distinct parts put in as data: URIs
+    std::size_t references_inlined = 0;  ///< references turned into data: URIs
+    std::size_t external_left = 0;       ///< resolve to no part and were kept (absolute)
+    std::size_t external_removed = 0;    ///< offline: pointed at nothing
+    std::string charset;                 ///< the page's charset as written (WHATWG name)
+    bool transcoded = false;             ///< the page was transcoded to UTF-8
+    std::uint64_t size = 0;              ///< octets written
+    std::vector<notice> notices;
+    std::string error_code;  ///< empty on success ("no_such_part", "io_error", ...)
+    std::string error;
+    [[nodiscard]] bool ok() const noexcept { return error_code.empty(); }
+};
+
+/// Writes the page of `agg` as one HTML file `out` ("-" for standard output).
+inline_report inline_page(const archive::aggregate& agg, const std::filesystem::path& out,
+                          const inline_options& options = {});
+
+}  // namespace mhtml::view

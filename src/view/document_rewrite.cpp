@@ -1,0 +1,221 @@
+#include "document_rewrite.hpp"
+
+#include "text_cat.hpp"
+
+#include "mhtml/html/charset.hpp"
+#include "mhtml/html/rewrite.hpp"
+#include "mhtml/uri/reference.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <unordered_set>
+
+namespace mhtml::view::detail {
+
+namespace {
+
+using mhtml::detail::cat;
+
+bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
+    if (s.size() < prefix.size()) return false;
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        char c = s[i];
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+        if (c != prefix[i]) return false;
+    }
+    return true;
+}
+
+bool is_multipart(const mime::part_view& p, std::string_view subtype) {
+    return p.kind() == mime::entity_kind::multipart && p.content_type().is("multipart", subtype);
+}
+
+// The leaf a view shows for `p`: itself, the displayed alternative (the last), the root of a
+// multipart/related, the displayed part of a message; nullopt for anything else.
+std::optional<mime::part_view> shown_leaf(const archive::aggregate& agg, mime::part_view p) {
+    for (int guard = 0; guard < 1000; ++guard) {
+        if (p.is_leaf()) return p;
+        std::vector<mime::part_view> kids = p.children();
+        if (kids.empty()) return std::nullopt;
+        if (p.kind() == mime::entity_kind::message) {
+            p = kids.front();
+        } else if (is_multipart(p, "related")) {
+            const auto& all = agg.related();
+            auto it =
+                std::find_if(all.begin(), all.end(),
+                             [&](const archive::related_structure& rs) { return rs.part == p; });
+            if (it == all.end() || !it->root.root) return std::nullopt;
+            p = *it->root.root;
+        } else if (is_multipart(p, "alternative")) {
+            p = kids.back();
+        } else {
+            // multipart/mixed and the like: the first HTML leaf, else the first part.
+            auto html = std::find_if(kids.begin(), kids.end(), [](const mime::part_view& k) {
+                return k.is_leaf() && k.content_type().is("text", "html");
+            });
+            p = html != kids.end() ? *html : kids.front();
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+int select_structure(const archive::aggregate& agg, const std::optional<std::string>& part,
+                     std::string& error) {
+    const auto& all = agg.related();
+    if (!part) return all.empty() ? -1 : 0;
+    std::string path = *part == "." ? std::string() : *part;
+    auto p = agg.document().find(path);
+    if (!p) {
+        error = cat("no part ", *part, " in this message");
+        return -1;
+    }
+    // The innermost related structure that is, or holds, the part.
+    for (std::optional<mime::part_view> q = p; q; q = q->parent()) {
+        for (std::size_t i = 0; i < all.size(); ++i)
+            if (all[i].part == *q) return static_cast<int>(i);
+    }
+    error = cat("part ", *part, " is not in a multipart/related");
+    return -1;
+}
+
+mime::part_view start_part(const archive::aggregate& agg, int rs) {
+    if (rs >= 0) {
+        const auto& s = agg.related()[static_cast<std::size_t>(rs)];
+        if (s.root.root) {
+            if (auto leaf = shown_leaf(agg, *s.root.root)) return *leaf;
+        }
+        return s.part;
+    }
+    mime::part_view root = agg.document().root();
+    return shown_leaf(agg, root).value_or(root);
+}
+
+std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int rs,
+                                            const mime::part_view& start) {
+    std::vector<mime::part_view> out;
+    std::unordered_set<std::uint32_t> seen;
+    auto add = [&](const mime::part_view& p) {
+        if (p.is_leaf() && seen.insert(p.index()).second) out.push_back(p);
+    };
+    add(start);
+    if (rs >= 0) {
+        const mime::part_view top = agg.related()[static_cast<std::size_t>(rs)].part;
+        std::deque<mime::part_view> walk = {top};
+        while (!walk.empty()) {
+            mime::part_view p = walk.front();
+            walk.pop_front();
+            add(p);
+            if (p.kind() == mime::entity_kind::multipart)
+                for (const auto& k : p.children()) walk.push_back(k);
+        }
+        // Document order (the breadth-first walk above is not), the start first.
+        std::sort(out.begin() + 1, out.end(),
+                  [](const mime::part_view& a, const mime::part_view& b) {
+                      return a.index() < b.index();
+                  });
+    }
+    // Whatever the documents reach, transitively.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const mime::part_view p = out[i];
+        if (archive::document_type_of(p) == archive::document_type::none) continue;
+        for (const auto& r : agg.references(p).refs) {
+            if (r.kind == html::ref_kind::base) continue;
+            auto res = agg.resolve(p, r.url);
+            if (!res.target || res.from_store) continue;
+            if (auto leaf = shown_leaf(agg, *res.target)) add(*leaf);
+        }
+    }
+    return out;
+}
+
+bool is_fetched(std::string_view uri) noexcept {
+    if (uri.starts_with("//")) return true;
+    for (std::string_view s : {"http:", "https:", "ftp:", "file:"})
+        if (istarts_with(uri, s)) return true;
+    return false;
+}
+
+std::string rewrite_references(const archive::aggregate& agg, const mime::part_view& p,
+                               const archive::document_text& d, const local_url& local,
+                               bool offline, rewrite_counts& counts) {
+    std::string out;
+    out.reserve(d.text.size());
+    rewrite_references_to(agg, p, d, local, offline, counts,
+                          [&](std::string_view piece) { out += piece; });
+    return out;
+}
+
+void rewrite_references_to(const archive::aggregate& agg, const mime::part_view& p,
+                           const archive::document_text& d, const local_url& local, bool offline,
+                           rewrite_counts& counts,
+                           const std::function<void(std::string_view)>& sink) {
+    html::rewrite_to(
+        d.text, d.scan.refs,
+        [&](const html::reference& r) -> std::optional<std::string> {
+            if (r.kind == html::ref_kind::base) return std::string();
+            if (uri::is_same_document(r.url)) return std::nullopt;
+            archive::resolution res = agg.resolve(p, r.url);
+            if (res.same_document) return std::nullopt;
+            if (res.target && !res.from_store) {
+                if (auto leaf = shown_leaf(agg, *res.target)) {
+                    if (auto url = local(*leaf, r)) {
+                        ++counts.to_parts;
+                        std::size_t hash = r.url.find('#');
+                        if (hash != std::string::npos) *url += r.url.substr(hash);
+                        return url;
+                    }
+                }
+            }
+            const bool absolute = uri::is_absolute(r.url);
+            const bool fetched = is_fetched(res.resolved);
+            const bool fictitious =
+                uri::is_fictitious_scheme(uri::split_reference(res.resolved).scheme);
+            if (offline && r.kind == html::ref_kind::resource && (fetched || !absolute)) {
+                ++counts.external_removed;
+                return std::string("data:,");
+            }
+            if (fetched) ++counts.external_left;
+            if (!absolute && !fictitious && uri::is_absolute(res.resolved)) return res.resolved;
+            return std::nullopt;
+        },
+        sink);
+}
+
+std::size_t head_insertion_point(std::string_view html) noexcept {
+    std::size_t i = html.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    for (;;) {
+        while (i < html.size() && (html[i] == ' ' || html[i] == '\t' || html[i] == '\n' ||
+                                   html[i] == '\r' || html[i] == '\f'))
+            ++i;
+        if (html.substr(i).starts_with("<!--")) {
+            std::size_t end = html.find("-->", i + 4);
+            if (end == std::string_view::npos) return i;
+            i = end + 3;
+            continue;
+        }
+        break;
+    }
+    if (istarts_with(html.substr(i), "<!doctype")) {
+        std::size_t end = html.find('>', i);
+        if (end != std::string_view::npos) return end + 1;
+    }
+    return i;
+}
+
+std::string charset_declaration(std::string_view html, std::string_view charset, bool transcoded) {
+    if (transcoded) return "<meta charset=\"utf-8\">";
+    if (charset.empty()) return {};
+    if (html::detect_charset({}, html).name == charset) return {};
+    std::string out = "<meta charset=\"";
+    out += charset;
+    out += "\">";
+    return out;
+}
+
+bool is_text_html(const mime::part_view& p) noexcept {
+    return p.is_leaf() && p.content_type().is("text", "html");
+}
+
+}  // namespace mhtml::view::detail

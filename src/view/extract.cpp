@@ -1,0 +1,175 @@
+#include "mhtml/view/extract.hpp"
+
+#include "document_rewrite.hpp"
+#include "json_text.hpp"
+#include "output_files.hpp"
+#include "text_cat.hpp"
+
+#include "mhtml/uri/header_value.hpp"
+#include "mhtml/uri/reference.hpp"
+#include "mhtml/view/paths.hpp"
+
+#include <unordered_map>
+
+namespace mhtml::view {
+
+namespace {
+
+using mhtml::detail::cat;
+
+std::string fallback_name(const mime::part_view& p) {
+    std::string name = "part-";
+    for (char c : p.path()) name += c == '.' ? '-' : c;
+    return name;
+}
+
+// THTML-10.1: `Content-Base: FILE:` (any case, quotes, colon optional) on the related's
+// heading or on its root's marks the virtual file-name method.
+bool uses_file_names(const archive::aggregate& agg, int rs) {
+    if (rs < 0) return false;
+    const auto& s = agg.related()[static_cast<std::size_t>(rs)];
+    for (std::optional<mime::part_view> p : {std::optional(s.part), s.root.root}) {
+        if (!p) continue;
+        if (auto f = p->header("Content-Base")) {
+            std::string v = uri::extract_header_uri(f->raw_value());
+            if (uri::is_legacy_method_indicator(v) && (v[0] == 'f' || v[0] == 'F')) return true;
+        }
+    }
+    return false;
+}
+
+std::string manifest_json(const extract_report& r) {
+    std::string out = "{\n  \"root\": ";
+    std::string root;
+    for (const auto& f : r.files)
+        if (f.root) root = f.file;
+    out += detail::json_string(root);
+    out += ",\n  \"file_name_method\": ";
+    out += r.file_name_method ? "true" : "false";
+    out += ",\n  \"files\": [";
+    bool first = true;
+    for (const auto& f : r.files) {
+        out += first ? "\n" : ",\n";
+        first = false;
+        out += cat("    {\"part\": ", detail::json_string(f.part));
+        out += cat(", \"file\": ", detail::json_string(f.file));
+        out += cat(", \"content_type\": ", detail::json_string(f.content_type));
+        out += ", \"content_id\": ";
+        out += f.content_id ? detail::json_string(*f.content_id) : "null";
+        out += ", \"content_location\": ";
+        out += f.content_location ? detail::json_string(*f.content_location) : "null";
+        out += cat(", \"size\": ", std::to_string(f.size));
+        out += cat(", \"rewritten\": ", std::to_string(f.rewritten), "}");
+    }
+    out += "\n  ]\n}\n";
+    return out;
+}
+
+}  // namespace
+
+extract_report extract(const archive::aggregate& agg, const std::filesystem::path& dir,
+                       const extract_options& options) {
+    extract_report report;
+    auto fail = [&](std::string code, std::string message) {
+        report.error_code = std::move(code);
+        report.error = std::move(message);
+        return report;
+    };
+    std::string error;
+    const int rs = detail::select_structure(agg, options.part, error);
+    if (!error.empty()) return fail("no_such_part", error);
+    const mime::part_view start = detail::start_part(agg, rs);
+    const std::vector<mime::part_view> parts = detail::parts_to_write(agg, rs, start);
+    report.file_name_method = uses_file_names(agg, rs);
+
+    // Where each part goes.
+    path_planner planner;
+    planner.reserve("manifest.json");
+    std::unordered_map<std::uint32_t, std::size_t> file_of;  // entity index -> report.files
+    for (const mime::part_view& p : parts) {
+        extracted_file f;
+        f.part = p.path();
+        f.content_type = std::string(p.content_type().essence());
+        if (auto id = p.content_id()) f.content_id = std::string(*id);
+        f.content_location = agg.info(p).location;
+        f.root = p == start;
+        std::string why;
+        const std::string type(p.content_type().essence());
+        auto raw_location = p.header("Content-Location");
+        std::string label =
+            raw_location ? uri::extract_header_uri(raw_location->raw_value()) : std::string();
+        if (f.root && !options.keep_names) {
+            f.file = "index.html";
+            if (!planner.reserve(f.file) || !detail::is_text_html(p))
+                f.file = planner.add("", type, "index", &why);
+        } else if (report.file_name_method && !label.empty() && !uri::is_absolute(label)) {
+            f.file = planner.add_path(label, type, &why);
+            if (f.file != label) {
+                report.notices.push_back(
+                    {f.part, "file_name_changed",
+                     cat("the virtual file name '", label, "' is written as ", f.file,
+                         why.empty() ? std::string(" (its extension did not fit its type)")
+                                     : cat(" (", why, ")"),
+                         "; references to the old name will not find it")});
+                why.clear();
+            }
+        } else {
+            f.file = planner.add(f.content_location.value_or(std::string()), type, fallback_name(p),
+                                 &why);
+        }
+        if (!why.empty())
+            report.notices.push_back({f.part, "renamed", cat("written as ", f.file, ": ", why)});
+        file_of.emplace(p.index(), report.files.size());
+        report.files.push_back(std::move(f));
+    }
+
+    detail::output_folder out;
+    if (!out.open(dir, options.force, error)) return fail(out.error_code(), error);
+
+    std::size_t done = 0;
+    for (const mime::part_view& p : parts) {
+        extracted_file& f = report.files[file_of.at(p.index())];
+        std::string content;
+        const archive::document_type type = archive::document_type_of(p);
+        if (type != archive::document_type::none && !report.file_name_method) {
+            archive::document_text d = agg.read_document(p);
+            detail::rewrite_counts counts;
+            const std::string& self = f.file;
+            content = detail::rewrite_references(
+                agg, p, d,
+                [&](const mime::part_view& target,
+                    const html::reference&) -> std::optional<std::string> {
+                    auto it = file_of.find(target.index());
+                    if (it == file_of.end()) return std::nullopt;
+                    return relative_url(self, report.files[it->second].file);
+                },
+                options.offline, counts);
+            if (detail::is_text_html(p)) {
+                std::string declarations =
+                    detail::charset_declaration(content, d.charset, d.transcoded);
+                if (options.offline)
+                    declarations +=
+                        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+                        "'none'; img-src file: data:; style-src file: data: 'unsafe-inline'; "
+                        "font-src file: data:; frame-src file: data:; media-src file: data:\">";
+                if (!declarations.empty())
+                    content.insert(detail::head_insertion_point(content), declarations);
+            }
+            f.rewritten = counts.to_parts;
+            report.references_rewritten += counts.to_parts;
+            report.external_left += counts.external_left;
+            report.external_removed += counts.external_removed;
+        } else {
+            p.decode_to(content);
+        }
+        if (!out.write(f.file, content, error)) return fail("io_error", error);
+        f.size = content.size();
+        ++done;
+        if (options.progress) options.progress(done, parts.size());
+    }
+    if (!out.write("manifest.json", manifest_json(report), error)) return fail("io_error", error);
+    if (!out.commit(error)) return fail("io_error", error);
+    return report;
+}
+
+}  // namespace mhtml::view

@@ -1,0 +1,183 @@
+// mhtml inline (view/inline.hpp): one HTML file with data: URIs, charsets declared, scripts
+// blocked, frames and style sheets inlined recursively.
+#include "mhtml/view/inline.hpp"
+
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/document.hpp"
+#include "unit/view/view_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+namespace mhtml::view {
+namespace {
+
+using test::crlf;
+using test::read_bytes;
+using test::sandbox;
+
+struct inlined {
+    std::string html;
+    inline_report report;
+};
+
+inlined run(const std::string& message, const inline_options& o = {}) {
+    auto doc = mime::document::parse(crlf(message));
+    auto agg = archive::aggregate::build(doc);
+    sandbox box;
+    auto report = inline_page(agg, box / "page.html", o);
+    std::string html = report.ok() ? read_bytes(box / "page.html") : std::string();
+    EXPECT_EQ(box.entries().size(), report.ok() ? 1u : 0u) << "a temporary file was left";
+    return {std::move(html), std::move(report)};
+}
+
+// The decoded content of the data: URI after `prefix` (e.g. `src="data:image/png;base64,`).
+std::string data_after(const std::string& html, const std::string& prefix) {
+    std::size_t at = html.find(prefix);
+    if (at == std::string::npos) return "<not found: " + prefix + ">";
+    at += prefix.size();
+    std::size_t end = html.find_first_of("\")' ", at);
+    std::string out;
+    mime::base64_decode(std::string_view(html).substr(at, end - at), out);
+    return out;
+}
+
+const char* const archive_text = R"(Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html; charset=utf-8
+Content-Location: http://x.example/page.html
+
+<!DOCTYPE html><html><head><link rel=stylesheet href="s.css"><script src="app.js"></script></head>
+<body><img src="a.png"><iframe src="frame.html"></iframe><img src="http://other.example/x.png"><a href="frame.html">f</a></body></html>
+--b
+Content-Type: text/css
+Content-Location: http://x.example/s.css
+
+body { background: url(bg.gif) }
+--b
+Content-Type: image/png
+Content-Location: http://x.example/a.png
+
+PNG
+--b
+Content-Type: image/gif
+Content-Location: http://x.example/bg.gif
+
+GIF
+--b
+Content-Type: text/html; charset=windows-1251
+Content-Location: http://x.example/frame.html
+
+<p>frame <img src="a.png"><iframe src="page.html"></iframe>
+--b
+Content-Type: application/javascript
+Content-Location: http://x.example/app.js
+
+alert(1)
+--b--
+)";
+
+TEST(Inline, ResourcesBecomeDataUris) {
+    auto [html, r] = run(archive_text);
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(data_after(html, "src=\"data:image/png;base64,"), "PNG");
+    std::string css = data_after(html, "href=\"data:text/css;charset=UTF-8;base64,");
+    EXPECT_EQ(css.find("body { background: url(data:image/gif;base64,"), 0u) << css;
+    EXPECT_EQ(data_after(css, "url(data:image/gif;base64,"), "GIF");
+    // The frame keeps its own charset, gets the policy, and its own reference to the page
+    // (a cycle) is left empty.
+    std::string frame = data_after(html, "src=\"data:text/html;charset=windows-1251;base64,");
+    EXPECT_NE(frame.find("Content-Security-Policy"), std::string::npos) << frame;
+    EXPECT_EQ(data_after(frame, "<img src=\"data:image/png;base64,"), "PNG");
+    EXPECT_NE(frame.find("<iframe src=\"about:blank\">"), std::string::npos) << frame;
+    ASSERT_EQ(r.notices.size(), 1u);
+    EXPECT_EQ(r.notices[0].code, "cycle");
+    // Links keep where they pointed; external resources are made absolute and kept.
+    EXPECT_NE(html.find("<a href=\"http://x.example/frame.html\">"), std::string::npos);
+    EXPECT_NE(html.find("src=\"http://other.example/x.png\""), std::string::npos);
+    EXPECT_EQ(r.parts_inlined, 5u);  // css, gif, png, frame, js
+    EXPECT_EQ(r.charset, "UTF-8");
+}
+
+TEST(Inline, ScriptsAreBlockedUnlessAllowed) {
+    auto [html, r] = run(archive_text);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(html.find("<!DOCTYPE html><meta charset=\"UTF-8\"><meta "
+                        "http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'; "
+                        "object-src 'none'\">"),
+              0u)
+        << html.substr(0, 200);
+    inline_options o;
+    o.allow_scripts = true;
+    auto [open, r2] = run(archive_text, o);
+    EXPECT_EQ(open.find("Content-Security-Policy"), std::string::npos);
+    EXPECT_EQ(data_after(open, "<script src=\"data:application/javascript;base64,"), "alert(1)");
+}
+
+TEST(Inline, OfflineForbidsEveryFetch) {
+    inline_options o;
+    o.offline = true;
+    auto [html, r] = run(archive_text, o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_NE(html.find("content=\"default-src 'none'; img-src data:;"), std::string::npos);
+    EXPECT_EQ(html.find("other.example"), std::string::npos);
+    EXPECT_NE(html.find("<img src=\"data:,\">"), std::string::npos);
+    EXPECT_EQ(r.external_removed, 1u);
+}
+
+TEST(Inline, ThePageKeepsItsBytesAndDeclaresItsCharset) {
+    const std::string cyrillic = "\xcf\xf0\xe8\xe2\xe5\xf2";
+    auto [html, r] =
+        run("Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
+            "--b\nContent-Type: text/html; charset=koi8-r\n\n<!DOCTYPE html><p>" +
+            cyrillic + "\n--b--\n");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.charset, "KOI8-R");
+    EXPECT_FALSE(r.transcoded);
+    EXPECT_EQ(html.find("<!DOCTYPE html><meta charset=\"KOI8-R\">"), 0u);
+    EXPECT_NE(html.find("<p>" + cyrillic), std::string::npos);
+}
+
+TEST(Inline, Iso2022JpIsTranscodedAndSaysSo) {
+    auto [html, r] =
+        run("Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
+            "--b\nContent-Type: text/html; charset=iso-2022-jp\n\n"
+            "<p>\x1B$B$3$s$K$A$O\x1B(B</p>\n--b--\n");
+    ASSERT_TRUE(r.ok());
+    EXPECT_TRUE(r.transcoded);
+    EXPECT_NE(html.find("<p>\xE3\x81\x93\xE3\x82\x93\xE3\x81\xAB\xE3\x81\xA1\xE3\x81\xAF</p>"),
+              std::string::npos);
+    EXPECT_EQ(html.find("<meta charset=\"UTF-8\">"), 0u);
+    ASSERT_FALSE(r.notices.empty());
+    EXPECT_EQ(r.notices.back().code, "transcoded");
+}
+
+TEST(Inline, AnImageRootIsShownOnAPage) {
+    auto [html, r] =
+        run("Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
+            "--b\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n\n"
+            "iVBORw0KGgo=\n--b--\n");
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(data_after(html, "<img src=\"data:image/png;base64,"),
+              std::string("\x89PNG\r\n\x1a\n", 8));
+}
+
+TEST(Inline, FailuresLeaveNothing) {
+    auto doc = mime::document::parse(crlf(archive_text));
+    auto agg = archive::aggregate::build(doc);
+    sandbox box;
+    inline_options o;
+    o.part = "9";
+    auto r = inline_page(agg, box / "page.html", o);
+    EXPECT_EQ(r.error_code, "no_such_part");
+    std::filesystem::create_directories(box / "dir");
+    auto r2 = inline_page(agg, box / "dir", {});
+    EXPECT_EQ(r2.error_code, "io_error");
+    EXPECT_NE(r2.error.find("is a folder"), std::string::npos);
+    EXPECT_EQ(box.entries(), std::set<std::string>{"dir"});
+}
+
+}  // namespace
+}  // namespace mhtml::view

@@ -1,0 +1,142 @@
+// mhtml inline: an archive's page as one self-contained HTML file (view/inline.hpp).
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "commands.hpp"
+#include "json.hpp"
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/view/inline.hpp"
+
+namespace mhtml::cli {
+
+namespace {
+
+struct inline_cli_options {
+    std::string file;
+    std::string out;
+    std::string part;
+    bool offline = false, allow_scripts = false, json = false, strict = false;
+    parse_limits limits;
+};
+
+int run_inline(const inline_cli_options& o) {
+    auto opened = open_input("inline", o.file);
+    if (!opened) return exit_usage;
+    mime::parse_options po;
+    po.limits = o.limits;
+    const mime::document doc = mime::document::parse(std::move(*opened), po);
+    archive::aggregate_options ao;
+    ao.strict = o.strict;
+    const archive::aggregate agg = archive::aggregate::build(doc, ao);
+
+    view::inline_options io;
+    if (!o.part.empty()) io.part = o.part;
+    io.offline = o.offline;
+    io.allow_scripts = o.allow_scripts;
+    const view::inline_report r = view::inline_page(agg, o.out, io);
+    // With -o -, the page went to standard output: the summary goes to standard error.
+    std::FILE* summary = o.out == "-" ? stderr : stdout;
+    std::string out;
+    if (o.json) {
+        json_writer w(out);
+        w.begin_object();
+        if (!r.ok()) {
+            w.key("error");
+            w.string(r.error_code);
+            w.key("message");
+            w.string(r.error);
+        } else {
+            w.key("output");
+            w.string(o.out);
+            w.key("root");
+            w.string(r.root);
+            w.key("size");
+            w.number(r.size);
+            w.key("parts_inlined");
+            w.number(r.parts_inlined);
+            w.key("references_inlined");
+            w.number(r.references_inlined);
+            w.key("external_left");
+            w.number(r.external_left);
+            w.key("external_removed");
+            w.number(r.external_removed);
+            w.key("charset");
+            w.string(r.charset);
+            w.key("transcoded");
+            w.boolean(r.transcoded);
+            w.key("scripts_allowed");
+            w.boolean(o.allow_scripts);
+            w.key("notices");
+            w.begin_array();
+            for (const auto& n : r.notices) {
+                w.begin_object();
+                w.key("part");
+                w.string(n.part);
+                w.key("code");
+                w.string(n.code);
+                w.key("message");
+                w.string(n.message);
+                w.end_object();
+            }
+            w.end_array();
+        }
+        w.end_object();
+        out += '\n';
+    } else if (r.ok()) {
+        out += o.out == "-" ? std::string("page") : o.out;
+        out += ": " + std::to_string(r.size) + " octets, " + std::to_string(r.parts_inlined) +
+               " parts inlined by " + std::to_string(r.references_inlined) + " references, " +
+               std::to_string(r.external_left) + " external references left";
+        if (o.offline) out += ", " + std::to_string(r.external_removed) + " removed (--offline)";
+        out += "; charset " + (r.charset.empty() ? std::string("unknown") : r.charset);
+        if (r.transcoded) out += " (transcoded)";
+        out += o.allow_scripts ? "; scripts allowed\n" : "; scripts blocked (CSP)\n";
+        for (const auto& n : r.notices)
+            out += "  note part " + (n.part.empty() ? std::string(".") : n.part) + ' ' + n.code +
+                   ": " + printable(n.message, 400) + '\n';
+    }
+    if (!r.ok()) std::cerr << "mhtml inline: " << r.error << '\n';
+    std::fwrite(out.data(), 1, out.size(), summary);
+    if (std::fflush(summary) != 0) return exit_usage;
+    return r.ok() ? exit_ok : exit_usage;
+}
+
+}  // namespace
+
+runner add_inline_command(CLI::App& app) {
+    auto o = std::make_shared<inline_cli_options>();
+    CLI::App* cmd = app.add_subcommand(
+        "inline", "Write an archive's page as one self-contained HTML file (data: URIs)");
+    cmd->add_option("ARCHIVE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")
+        ->required();
+    cmd->add_option("-o,--output", o->out, "the HTML file to write, or - for standard output")
+        ->required();
+    cmd->add_option("--part", o->part,
+                    "the multipart/related to inline, by path (or a part inside it); default: "
+                    "the first");
+    cmd->add_flag("--offline", o->offline,
+                  "remove external resources and forbid every fetch (CSP default-src 'none')");
+    cmd->add_flag("--allow-scripts", o->allow_scripts,
+                  "let the page's scripts run (by default a Content-Security-Policy blocks them)");
+    cmd->add_flag("--strict", o->strict,
+                  "resolve as RFC 2557 says, with no retries or compatibility matches");
+    cmd->add_flag("--json", o->json, "print the summary as JSON");
+    add_limit_options(*cmd, o->limits);
+    cmd->footer(
+        "Images, fonts, style sheets (with their own url()s) and frames that the archive holds\n"
+        "become data: URIs; the page's charset is kept and declared. Received scripts do not run\n"
+        "unless --allow-scripts. The file is written beside its destination and renamed into\n"
+        "place; with -o - the page goes to standard output and the summary to standard error.\n"
+        "Exit status: 0 written, 2 usage or I/O failure.\n"
+        "\n"
+        "Examples:\n"
+        "  mhtml inline saved.mhtml -o saved.html\n"
+        "  mhtml inline --offline page.mht -o - > page.html\n"
+        "  mhtml inline --json --part 2 mail.eml -o mail.html");
+    return [o] { return run_inline(*o); };
+}
+
+}  // namespace mhtml::cli
