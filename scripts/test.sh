@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Quick start, part 2: install what is missing, then build and run every test:
-#   1. Release build with GCC: the GoogleTest suite and the Python comparison under ctest
-#   2. AddressSanitizer + UndefinedBehaviorSanitizer build with clang: the same suite
+#   1. Release build with GCC: the GoogleTest suite, the Python comparison and the headless
+#      Chromium tests (tests/browser) under ctest
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build with clang: the same suite but the
+#      browser tests (they exercise the CLI, which step 1 already ran them against)
 #   3. libFuzzer targets (clang, ASan+UBSan), each run for a bounded time over its seeds
 #   4. install into a temporary prefix; a consumer project finds it with find_package(mhtml)
 #      and with pkg-config, builds and runs
@@ -23,7 +25,8 @@ ctest --test-dir "$root/build/release" --output-on-failure -j"$jobs"
 
 step "ASan+UBSan build (clang)"
 cmake -S "$root" -B "$root/build/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-      -DCMAKE_C_COMPILER=clang -DMHTML_SANITIZE=ON -DMHTML_WERROR=ON >/dev/null
+      -DCMAKE_C_COMPILER=clang -DMHTML_SANITIZE=ON -DMHTML_WERROR=ON -DMHTML_BROWSER_TESTS=OFF \
+      >/dev/null
 cmake --build "$root/build/asan" -j"$jobs"
 step "Tests, ASan+UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

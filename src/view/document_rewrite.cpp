@@ -100,6 +100,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
         if (p.is_leaf() && seen.insert(p.index()).second) out.push_back(p);
     };
     add(start);
+    const std::size_t sorted_from = out.size();  // the start stays first
     if (rs >= 0) {
         const mime::part_view top = agg.related()[static_cast<std::size_t>(rs)].part;
         std::deque<mime::part_view> walk = {top};
@@ -111,7 +112,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
                 for (const auto& k : p.children()) walk.push_back(k);
         }
         // Document order (the breadth-first walk above is not), the start first.
-        std::sort(out.begin() + 1, out.end(),
+        std::sort(out.begin() + static_cast<std::ptrdiff_t>(sorted_from), out.end(),
                   [](const mime::part_view& a, const mime::part_view& b) {
                       return a.index() < b.index();
                   });

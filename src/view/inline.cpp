@@ -169,28 +169,35 @@ private:
         return documents_.emplace(target.index(), std::move(uri)).first->second;
     }
 
-    // A root that is not HTML (Chromium saves image documents, text files): a page showing it.
+    // A root that is not HTML (Chromium saves image documents and text files): a page showing
+    // it as a browser shows such a document (an image centred on a dark background, text in
+    // a wrapping <pre>).
     void wrap_non_html(const mime::part_view& root,
                        const std::function<void(std::string_view)>& sink) {
         report_.charset = "UTF-8";
-        sink(cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\">", csp_,
-                 "</head><body style=\"margin:0\">"));
         const auto& ct = root.content_type();
         if (ct.type == "image") {
-            sink("<img src=\"");
+            sink(
+                cat("<!DOCTYPE html><html style=\"height:100%\"><head><meta charset=\"utf-8\">"
+                    "<meta name=\"viewport\" content=\"width=device-width, minimum-scale=0.1\">",
+                    csp_,
+                    "</head><body style=\"margin:0;height:100%;background-color:rgb(14,14,14);"
+                    "display:flex;align-items:center;justify-content:center\"><img "
+                    "style=\"display:block;user-select:none;max-width:100%;max-height:100%;"
+                    "background-color:hsl(0,0%,90%)\" src=\""));
             sink(data_uri(root, {}));
-            sink("\">");
+            sink("\"></body></html>\n");
             ++report_.references_inlined;
-        } else {
-            std::string body;
-            root.decode_to(body);
-            sink("<pre style=\"word-wrap:break-word;white-space:pre-wrap\">");
-            sink(html_escaped(body));
-            sink("</pre>");
-            note(root, "not_html",
-                 cat("the root is ", ct.essence(), ", not HTML; it is shown as text"));
+            return;
         }
-        sink("</body></html>\n");
+        std::string body;
+        root.decode_to(body);
+        sink(cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\">", csp_,
+                 "</head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
+        sink(html_escaped(body));
+        sink("</pre></body></html>\n");
+        note(root, "not_html",
+             cat("the root is ", ct.essence(), ", not HTML; it is shown as text"));
     }
 
     const archive::aggregate& agg_;

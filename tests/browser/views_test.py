@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""`mhtml extract` and `mhtml inline` checked in a real browser (issue: reading outputs).
+
+Every archive of the corpus that Chromium wrote ("From: <Saved by Blink>") is rendered three
+ways in headless Chromium (chromium.py): the archive itself, `index.html` (the manifest's
+root) of its extracted folder, and its inlined HTML file. Scripts are off in all three, as
+Chromium never runs an archive's scripts. The three screenshots must be pixel-identical, or
+differ only as EXPLAINED below says, and that is checked too:
+
+- "form_controls": Chromium draws the form controls of an archive disabled (greyed), because
+  it never lets an archive's forms be used; extracted and inlined pages are ordinary pages
+  whose controls are enabled. Every differing pixel must lie in the box of a form control
+  (input, button, select, textarea) of the archive's rendering, or within 3 px of one.
+- "chromium_blank": Chromium shows an empty white page where mhtml recovers the content (a
+  missing close delimiter, a header block that ends early, a text/plain-only archive). The
+  archive's rendering must be plain white, the other two must show something, and they must
+  be identical to each other.
+
+Also: opening an `--offline` extraction or inlining makes no request that needs a server
+(Rendering.network is empty), for every Blink archive.
+
+Environment: MHTML_BIN (the mhtml executable), MHTML_TEST_DATA (tests/data), and optionally
+MHTML_BROWSER_ARTIFACTS, a folder where screenshots and diff images of failures are kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chromium  # noqa: E402
+
+MHTML = os.environ.get("MHTML_BIN", "mhtml")
+CORPUS = os.path.join(os.environ.get("MHTML_TEST_DATA", "tests/data"), "corpus")
+ARTIFACTS = os.environ.get("MHTML_BROWSER_ARTIFACTS")
+
+EXPLAINED = {
+    "chromium__chromeos_file_manager_page.mhtml": (
+        "chromium_blank", "its only part is text/plain; Chromium takes no main resource and "
+        "shows nothing, mhtml shows the text"),
+    "chromium__malformed_mhtml_no_footer.mht": (
+        "chromium_blank", "no close delimiter: Chromium refuses the archive, mhtml reads the "
+        "image up to the end of the input (a diagnostic says so)"),
+    "mhtml2html__portfolio.mhtml": (
+        "chromium_blank", "a header line without a colon ends the header block early (as "
+        "Python's email reads it), so the message is text/plain; Chromium shows nothing"),
+    "mhtml2html__iframes.mhtml": ("form_controls", "a search field and a button"),
+    "testim__hn.mhtml": ("form_controls", "the search field"),
+    "testim__marketwatch.mhtml": ("form_controls", "buttons in the header"),
+}
+
+# The boxes of the form controls of the page (its own; frames keep theirs, and the pages
+# here have none that differ), in page coordinates.
+CONTROL_BOXES = """
+Array.from(document.querySelectorAll('input, button, select, textarea')).map(e => {
+  const r = e.getBoundingClientRect();
+  return [r.left + scrollX, r.top + scrollY, r.right + scrollX, r.bottom + scrollY];
+}).filter(b => b[2] > b[0] && b[3] > b[1])
+"""
+
+
+def blink_archives() -> list[str]:
+    out = []
+    for name in sorted(os.listdir(CORPUS)):
+        path = os.path.join(CORPUS, name)
+        if name.endswith((".tsv", ".md")):
+            continue
+        with open(path, "rb") as f:
+            if b"Saved by Blink" in f.read(4096):
+                out.append(name)
+    return out
+
+
+def run_mhtml(*args: str) -> None:
+    done = subprocess.run([MHTML, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise AssertionError(f"mhtml {' '.join(args)} failed ({done.returncode}): {done.stderr}")
+
+
+def differing_pixels(a: bytes, b: bytes) -> list[tuple[int, int]]:
+    wa, ha, ra = chromium.decode_png(a)
+    wb, hb, rb = chromium.decode_png(b)
+    assert (wa, ha) == (wb, hb), f"sizes differ: {wa}x{ha} and {wb}x{hb}"
+    out = []
+    for y in range(ha):
+        if ra[y] == rb[y]:
+            continue
+        row_a, row_b = ra[y], rb[y]
+        for x in range(wa):
+            if row_a[4 * x:4 * x + 4] != row_b[4 * x:4 * x + 4]:
+                out.append((x, y))
+    return out
+
+
+def is_uniform(png: bytes) -> bool:
+    _, _, rows = chromium.decode_png(png)
+    first = rows[0][:4]
+    return all(row == first * (len(row) // 4) for row in rows)
+
+
+class ViewsInChromium(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.archives = blink_archives()
+        cls.work = tempfile.mkdtemp(prefix="mhtml-views-")
+        cls.browser = chromium.Browser()
+        cls.browser.__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.__exit__(None, None, None)
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def keep(self, name: str, files: dict[str, bytes]) -> None:
+        if not ARTIFACTS:
+            return
+        folder = os.path.join(ARTIFACTS, name)
+        os.makedirs(folder, exist_ok=True)
+        for file, data in files.items():
+            with open(os.path.join(folder, file), "wb") as f:
+                f.write(data)
+
+    def prepare(self, name: str, *options: str) -> tuple[str, str, str]:
+        """The archive (as .mhtml, whose extension Chromium needs), its extracted root and its
+        inlined page, made with `options`."""
+        folder = os.path.join(self.work, name + "".join(options))
+        os.makedirs(folder)
+        archive = os.path.join(folder, "archive.mhtml")
+        shutil.copyfile(os.path.join(CORPUS, name), archive)
+        run_mhtml("extract", *options, archive, "-o", os.path.join(folder, "extracted"))
+        with open(os.path.join(folder, "extracted", "manifest.json")) as f:
+            root = json.load(f)["root"]
+        run_mhtml("inline", *options, archive, "-o", os.path.join(folder, "inlined.html"))
+        return (archive, os.path.join(folder, "extracted", root),
+                os.path.join(folder, "inlined.html"))
+
+    def test_blink_archives_render_the_same_three_ways(self):
+        self.assertGreaterEqual(len(self.archives), 8)
+        for name in self.archives:
+            with self.subTest(archive=name):
+                archive, extracted, inlined = self.prepare(name)
+                kind, why = EXPLAINED.get(name, ("identical", ""))
+                shots = {}
+                controls = []
+                for label, path in (("archive", archive), ("extracted", extracted),
+                                    ("inlined", inlined)):
+                    r = self.browser.render("file://" + path, timeout=90,
+                                            evaluate=CONTROL_BOXES if label == "archive" else None)
+                    shots[label] = r.png
+                    if label == "archive":
+                        controls = r.evaluated or []
+                for label in ("extracted", "inlined"):
+                    diff = chromium.compare_png(shots["archive"], shots[label])
+                    if not diff.identical:
+                        self.keep(name, {"archive.png": shots["archive"], f"{label}.png": shots[label]})
+                        if ARTIFACTS:
+                            chromium.write_diff_png(shots["archive"], shots[label],
+                                                    os.path.join(ARTIFACTS, name, f"diff-{label}.png"))
+                    if kind == "identical":
+                        self.assertTrue(diff.identical, f"{label}: {diff.differing_pixels} pixels "
+                                        f"differ in {diff.bbox}")
+                    elif kind == "form_controls":
+                        self.assertTrue(diff.same_size, f"{label}: sizes differ")
+                        self.assertGreater(diff.differing_pixels, 0, "no longer differs: update "
+                                           "EXPLAINED")
+                        boxes = [(b[0] - 3, b[1] - 3, b[2] + 3, b[3] + 3) for b in controls]
+                        outside = [(x, y) for x, y in differing_pixels(shots["archive"], shots[label])
+                                   if not any(x0 <= x < x1 and y0 <= y < y1
+                                              for x0, y0, x1, y1 in boxes)]
+                        self.assertEqual(outside[:10], [], f"{label}: {len(outside)} differing "
+                                         f"pixels lie outside every form control ({why})")
+                    elif kind == "chromium_blank":
+                        self.assertTrue(is_uniform(shots["archive"]), "Chromium shows the "
+                                        "archive now: update EXPLAINED")
+                        self.assertFalse(is_uniform(shots[label]), f"{label} shows nothing")
+                if kind != "identical":
+                    both = chromium.compare_png(shots["extracted"], shots["inlined"])
+                    self.assertTrue(both.identical, f"extracted and inlined differ: "
+                                    f"{both.differing_pixels} pixels in {both.bbox}")
+
+    def test_offline_results_make_no_request(self):
+        for name in self.archives:
+            with self.subTest(archive=name):
+                _, extracted, inlined = self.prepare(name, "--offline")
+                for label, path in (("extracted", extracted), ("inlined", inlined)):
+                    r = self.browser.render("file://" + path, timeout=90)
+                    self.assertEqual(r.network, [], f"{label} --offline asked the network")
+                    self.assertEqual([u for u in r.requests if not u.startswith("file:")], [],
+                                     f"{label} --offline requested something not local")
+
+    def test_scripts_run_only_when_allowed(self):
+        # A page whose script would mark it; inline blocks it unless --allow-scripts.
+        folder = os.path.join(self.work, "scripts")
+        os.makedirs(folder)
+        archive = os.path.join(folder, "s.mhtml")
+        with open(archive, "wb") as f:
+            f.write(b"\r\n".join([
+                b"From: <Saved by test>", b"MIME-Version: 1.0",
+                b'Content-Type: multipart/related; type="text/html"; boundary="b"', b"",
+                b"--b", b"Content-Type: text/html; charset=utf-8",
+                b"Content-Location: http://x.example/", b"",
+                b"<!DOCTYPE html><body style='background:white'>"
+                b"<script>document.body.style.background='rgb(0,128,0)'</script>",
+                b"--b--", b""]))
+        for allow, green in ((False, False), (True, True)):
+            out = os.path.join(folder, f"page-{allow}.html")
+            run_mhtml("inline", *(["--allow-scripts"] if allow else []), archive, "-o", out)
+            r = self.browser.render("file://" + out, scripts=True, timeout=60)
+            _, _, rows = chromium.decode_png(r.png)
+            pixel = rows[10][40:44]
+            self.assertEqual(pixel[:3] == bytes([0, 128, 0]), green,
+                             f"allow_scripts={allow}: pixel {list(pixel)}")
+
+
+if __name__ == "__main__":
+    unittest.main()
