@@ -1,0 +1,122 @@
+// mhtml extract and mhtml inline on the command line: summaries, --json, exit codes,
+// standard input and output, refusals that say why.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_support.hpp"
+#include "unit/view/view_support.hpp"
+
+namespace {
+
+using mhtml::test::run_cli;
+using mhtml::test::sandbox;
+using mhtml::test::shell_quote;
+
+std::string corpus(const char* name) {
+    return shell_quote(std::string(MHTML_TEST_DATA) + "/corpus/" + name);
+}
+
+TEST(CliView, ExtractWritesTheFolderAndSaysWhat) {
+    sandbox box;
+    const std::string out = (box / "hn").string();
+    auto r = run_cli("extract " + corpus("testim__hn.mhtml") + " -o " + shell_quote(out));
+    ASSERT_EQ(r.status, 0);
+    EXPECT_NE(
+        r.out.find("5 files written to " + out + " (open index.html); 5 references rewritten"),
+        std::string::npos)
+        << r.out;
+    EXPECT_TRUE(std::filesystem::is_regular_file(box / "hn/index.html"));
+    EXPECT_TRUE(std::filesystem::is_regular_file(box / "hn/news.ycombinator.com/y18.gif"));
+    // A second run is refused: the folder is not empty. Exit 2, nothing changed.
+    auto again = run_cli("extract " + corpus("testim__hn.mhtml") + " -o " + shell_quote(out));
+    EXPECT_EQ(again.status, 2);
+    auto json = run_cli("extract --json " + corpus("testim__hn.mhtml") + " -o " + shell_quote(out));
+    EXPECT_EQ(json.status, 2);
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["error"], "dir_not_empty");
+    EXPECT_NE(j["message"].get<std::string>().find("--force"), std::string::npos);
+    // --force and --json.
+    auto forced =
+        run_cli("extract --force --json " + corpus("testim__hn.mhtml") + " -o " + shell_quote(out));
+    ASSERT_EQ(forced.status, 0);
+    auto f = nlohmann::json::parse(forced.out);
+    EXPECT_EQ(f["files"].size(), 5u);
+    EXPECT_EQ(f["files"][0]["file"], "index.html");
+    EXPECT_EQ(f["files"][0]["root"], true);
+    EXPECT_EQ(f["references_rewritten"], 5);
+    EXPECT_EQ(f["file_name_method"], false);
+}
+
+TEST(CliView, ExtractReadsStandardInputAndPicksAPart) {
+    sandbox box;
+    const std::string message = mhtml::test::crlf(R"(Content-Type: multipart/mixed; boundary="m"
+
+--m
+Content-Type: text/plain
+
+first
+--m
+Content-Type: multipart/related; boundary="r"; type="text/html"
+
+--r
+Content-Type: text/html
+Content-Location: http://x.example/
+
+<img src="a.gif">
+--r
+Content-Type: image/gif
+Content-Location: http://x.example/a.gif
+
+GIF
+--r--
+--m--
+)");
+    auto r = run_cli(std::vector<std::string>{"extract", "--json", "--part", "2.1", "-", "-o",
+                                              (box / "out").string()},
+                     &message);
+    ASSERT_EQ(r.status, 0) << r.out;
+    auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["files"].size(), 2u);
+    EXPECT_EQ(j["files"][0]["part"], "2.1");
+    EXPECT_EQ(mhtml::test::read_bytes(box / "out/index.html"), "<img src=\"x.example/a.gif\">");
+    auto bad = run_cli(
+        std::vector<std::string>{"extract", "--part", "9", "-", "-o", (box / "other").string()},
+        &message);
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_FALSE(std::filesystem::exists(box / "other"));
+}
+
+TEST(CliView, InlineWritesAFileOrStandardOutput) {
+    sandbox box;
+    const std::string out = (box / "page.html").string();
+    auto r = run_cli("inline " + corpus("testim__hn.mhtml") + " -o " + shell_quote(out));
+    ASSERT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("4 parts inlined by 4 references"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("scripts blocked (CSP)"), std::string::npos);
+    std::string page = mhtml::test::read_bytes(out);
+    EXPECT_NE(page.find("data:image/gif;base64,"), std::string::npos);
+    // To standard output: the page on stdout, the summary on stderr (discarded here).
+    auto piped = run_cli("inline " + corpus("testim__hn.mhtml") + " -o -");
+    EXPECT_EQ(piped.status, 0);
+    EXPECT_EQ(piped.out, page);
+    auto json = run_cli("inline --json --offline " + corpus("testim__hn.mhtml") + " -o " +
+                        shell_quote(out));
+    ASSERT_EQ(json.status, 0);
+    auto j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["root"], "1");
+    EXPECT_EQ(j["charset"], "UTF-8");
+    EXPECT_EQ(j["scripts_allowed"], false);
+    EXPECT_GT(j["external_removed"].get<int>(), 0);
+    EXPECT_EQ(box.entries(), std::set<std::string>{"page.html"});
+}
+
+TEST(CliView, HelpHasExamples) {
+    for (const char* cmd : {"extract", "inline"}) {
+        auto r = run_cli(std::string(cmd) + " --help");
+        EXPECT_EQ(r.status, 0);
+        EXPECT_NE(r.out.find("Examples:"), std::string::npos) << cmd;
+    }
+    EXPECT_EQ(run_cli("extract " + corpus("testim__hn.mhtml")).status, 2);  // -o is required
+}
+
+}  // namespace
