@@ -211,32 +211,56 @@ private:
 
 }  // namespace
 
-inline_report inline_page(const archive::aggregate& agg, const std::filesystem::path& out,
+inline_report inline_page(const archive::aggregate& agg,
+                          const std::function<void(std::string_view)>& sink,
                           const inline_options& options) {
     inline_report report;
-    auto fail = [&](std::string code, std::string message) {
-        report.error_code = std::move(code);
-        report.error = std::move(message);
-        return report;
-    };
     std::string error;
     const int rs = detail::select_structure(agg, options.part, error);
-    if (!error.empty()) return fail("no_such_part", error);
+    if (!error.empty()) {
+        report.error_code = "no_such_part";
+        report.error = std::move(error);
+        return report;
+    }
     const mime::part_view root = detail::start_part(agg, rs);
     report.root = root.path();
-
-    detail::output_file file;
-    if (!file.open(out, error)) return fail("io_error", error);
     inliner in(agg, options, report);
     in.page(root, [&](std::string_view piece) {
-        file.write(piece);
+        sink(piece);
         report.size += piece.size();
     });
-    if (!file.commit(error)) return fail("io_error", error);
     if (report.transcoded)
         report.notices.push_back(
             {root.path(), "transcoded",
              "the page was transcoded to UTF-8 (its charset is not ASCII-based) and declared so"});
+    return report;
+}
+
+inline_report inline_page(const archive::aggregate& agg, const std::filesystem::path& out,
+                          const inline_options& options) {
+    std::string error;
+    {  // a bad --part is reported before anything is created
+        (void)detail::select_structure(agg, options.part, error);
+        if (!error.empty()) {
+            inline_report report;
+            report.error_code = "no_such_part";
+            report.error = std::move(error);
+            return report;
+        }
+    }
+    detail::output_file file;
+    if (!file.open(out, error)) {
+        inline_report report;
+        report.error_code = "io_error";
+        report.error = std::move(error);
+        return report;
+    }
+    inline_report report = inline_page(
+        agg, [&](std::string_view piece) { file.write(piece); }, options);
+    if (report.ok() && !file.commit(error)) {
+        report.error_code = "io_error";
+        report.error = std::move(error);
+    }
     return report;
 }
 

@@ -237,10 +237,13 @@ std::string path_planner::take(std::string path, std::string* why) {
     }
     // A folder on the way that is already a file gets a number; then the name itself, until
     // it is neither a file nor a folder already.
+    // "name-N.ext", the name cut so that the segment stays within max_segment.
     auto numbered = [](const std::string& seg, unsigned n, bool keep_extension) {
-        std::string ext(keep_extension ? extension_of(seg) : std::string_view());
-        return cat(std::string_view(seg).substr(0, seg.size() - ext.size()), "-", std::to_string(n),
-                   ext);
+        std::string_view ext = keep_extension ? extension_of(seg) : std::string_view();
+        if (ext.size() > 12) ext = {};
+        std::string suffix = cat("-", std::to_string(n), ext);
+        std::size_t stem = std::min(seg.size() - ext.size(), max_segment - suffix.size());
+        return cat(std::string_view(seg).substr(0, stem), suffix);
     };
     std::string prefix;
     for (std::size_t k = 0; k + 1 < segs.size(); ++k) {

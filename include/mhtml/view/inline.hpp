@@ -29,8 +29,10 @@
 #include "mhtml/view/extract.hpp"
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mhtml::view {
@@ -59,6 +61,12 @@ struct inline_report {
 
 /// Writes the page of `agg` as one HTML file `out` ("-" for standard output).
 inline_report inline_page(const archive::aggregate& agg, const std::filesystem::path& out,
+                          const inline_options& options = {});
+
+/// Hands the page of `agg` to `sink` piece by piece (for a caller that writes it somewhere
+/// else: a socket, a database, memory).
+inline_report inline_page(const archive::aggregate& agg,
+                          const std::function<void(std::string_view)>& sink,
                           const inline_options& options = {});
 
 }  // namespace mhtml::view

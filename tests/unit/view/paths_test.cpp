@@ -134,6 +134,20 @@ TEST(ViewPaths, NamesDifferIgnoringCaseAndNoFileIsAFolder) {
     EXPECT_FALSE(p.reserve("../x"));
 }
 
+TEST(ViewPaths, NumberingKeepsLongNamesWithinTheLimit) {
+    // Found by fuzz_view: a name of exactly 80 octets that clashes got "-2" appended.
+    path_planner p;
+    const std::string name(80, 'n');
+    std::string first = p.add("http://x/" + name, "application/octet-stream", "x");
+    std::string second = p.add("http://x/" + name, "application/octet-stream", "x");
+    EXPECT_NE(first, second);
+    EXPECT_TRUE(safe_path(first)) << first;
+    EXPECT_TRUE(safe_path(second)) << second;
+    const std::string dotted = "a." + std::string(70, 'e');  // an "extension" too long to keep
+    EXPECT_TRUE(safe_path(p.add("http://x/" + dotted, "", "x")));
+    EXPECT_TRUE(safe_path(p.add("http://x/" + dotted, "", "x")));
+}
+
 TEST(ViewPaths, RelativeUrlsBetweenFiles) {
     EXPECT_EQ(relative_url("index.html", "x.example/a.png"), "x.example/a.png");
     EXPECT_EQ(relative_url("x.example/css/s.css", "x.example/img/a.png"), "../img/a.png");
