@@ -1,6 +1,7 @@
 #include "mhtml/view/paths.hpp"
 
 #include "text_cat.hpp"
+#include "uri/text.hpp"
 
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/virtual_filename.hpp"
@@ -64,22 +65,12 @@ constexpr type_extensions known_types[] = {
     {"message/rfc822", {".eml", "", ""}},
 };
 
-char lower(char c) noexcept {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
-}
-
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = lower(c);
-    return out;
-}
-
 std::string essence(std::string_view content_type) {
     std::string_view t =
         content_type.substr(0, std::min(content_type.find(';'), content_type.size()));
     while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
     while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
-    return lowered(t);
+    return uri::text::ascii_lower(t);
 }
 
 const type_extensions* find_type(std::string_view content_type) {
@@ -110,28 +101,6 @@ std::string hex8(std::string_view s) {
     for (int i = 7; i >= 0; --i) {
         out[static_cast<std::size_t>(i)] = digits[h & 15];
         h >>= 4;
-    }
-    return out;
-}
-
-int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-std::string percent_decoded(std::string_view s) {
-    std::string out;
-    out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
-            hex_value(s[i + 2]) >= 0) {
-            out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
-            i += 2;
-        } else {
-            out += s[i];
-        }
     }
     return out;
 }
@@ -176,7 +145,7 @@ std::string_view extension_for(std::string_view content_type) noexcept {
 bool extension_fits(std::string_view extension, std::string_view content_type) noexcept {
     const type_extensions* t = find_type(content_type);
     if (!t || extension.empty()) return false;
-    const std::string e = lowered(extension);
+    const std::string e = uri::text::ascii_lower(extension);
     return std::any_of(t->extensions.begin(), t->extensions.end(),
                        [&](std::string_view x) { return !x.empty() && x == e; });
 }
@@ -198,19 +167,13 @@ std::string relative_url(std::string_view from, std::string_view to) {
     while (common + 1 < a.size() && common + 1 < b.size() && a[common] == b[common]) ++common;
     std::string out;
     for (std::size_t i = common; i + 1 < a.size(); ++i) out += "../";
-    static constexpr char digits[] = "0123456789ABCDEF";
     for (std::size_t i = common; i < b.size(); ++i) {
         if (i > common) out += '/';
         for (unsigned char c : b[i]) {
-            bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.' || c == '~' ||
-                         c == '+' || c == '=' || c == ',' || c == '@';
-            if (plain) {
+            if (allowed(c)) {  // the safe alphabet is all URL path characters
                 out += static_cast<char>(c);
             } else {
-                out += '%';
-                out += digits[c >> 4];
-                out += digits[c & 15];
+                uri::text::append_escape(out, c);
             }
         }
     }
@@ -249,14 +212,15 @@ std::string path_planner::take(std::string path, std::string* why) {
     for (std::size_t k = 0; k + 1 < segs.size(); ++k) {
         std::string base = prefix.empty() ? std::string() : cat(prefix, "/");
         std::string candidate = cat(base, segs[k]);
-        for (unsigned n = 2; files_.count(lowered(candidate)); ++n)
+        for (unsigned n = 2; files_.count(uri::text::ascii_lower(candidate)); ++n)
             candidate = cat(base, numbered(segs[k], n, false));
         segs[k] = candidate.substr(base.size());
         prefix = std::move(candidate);
     }
     std::string base = prefix.empty() ? std::string() : cat(prefix, "/");
     std::string candidate = cat(base, segs.back());
-    for (unsigned n = 2; files_.count(lowered(candidate)) || folders_.count(lowered(candidate));
+    for (unsigned n = 2; files_.count(uri::text::ascii_lower(candidate)) ||
+                         folders_.count(uri::text::ascii_lower(candidate));
          ++n)
         candidate = cat(base, numbered(segs.back(), n, true));
     if (why && candidate != path) {
@@ -265,10 +229,10 @@ std::string path_planner::take(std::string path, std::string* why) {
                     " was taken (names are compared ignoring case, and a file cannot also be a "
                     "folder)");
     }
-    files_.insert(lowered(candidate));
+    files_.insert(uri::text::ascii_lower(candidate));
     for (std::size_t s = candidate.find('/'); s != std::string::npos;
          s = candidate.find('/', s + 1))
-        folders_.insert(lowered(candidate.substr(0, s)));
+        folders_.insert(uri::text::ascii_lower(candidate.substr(0, s)));
     return candidate;
 }
 
@@ -280,7 +244,7 @@ bool path_planner::reserve(std::string_view path) {
         if (!joined.empty()) joined += '/';
         joined += s;
     }
-    if (joined.empty() || joined != path || !is_free(lowered(joined))) return false;
+    if (joined.empty() || joined != path || !is_free(uri::text::ascii_lower(joined))) return false;
     take(joined);
     return true;
 }
@@ -297,7 +261,7 @@ std::string path_planner::add_path(std::string_view path, std::string_view conte
     std::size_t i = 0;
     while (i <= path.size()) {
         std::size_t j = std::min(path.find('/', i), path.size());
-        std::string raw = percent_decoded(path.substr(i, j - i));
+        std::string raw = uri::text::percent_decode(path.substr(i, j - i));
         i = j + 1;
         if (raw.empty()) continue;
         if (raw == "." || raw == "..") {
@@ -350,11 +314,11 @@ std::string path_planner::add(std::string_view url, std::string_view content_typ
                               std::string_view fallback, std::string* why) {
     uri::reference_parts r = uri::split_reference(url);
     std::string path;
-    const std::string scheme = lowered(r.scheme);
+    const std::string scheme = uri::text::ascii_lower(r.scheme);
     if (url.empty() || !r.has_scheme) {
         path = cat("parts/", fallback);
     } else if (r.has_authority) {
-        std::string host = lowered(r.authority.substr(
+        std::string host = uri::text::ascii_lower(r.authority.substr(
             r.authority.rfind('@') == std::string_view::npos ? 0 : r.authority.rfind('@') + 1));
         for (char& c : host)
             if (c == ':') c = '_';

@@ -11,6 +11,7 @@
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/view/extract.hpp"
+#include "view_output.hpp"
 
 namespace mhtml::cli {
 
@@ -48,17 +49,7 @@ int run_extract(const extract_cli_options& o) {
         };
     const view::extract_report r = view::extract(agg, o.dir, eo);
     if (!r.ok()) {
-        if (o.json) {
-            std::string out;
-            json_writer w(out);
-            w.begin_object();
-            w.key("error");
-            w.string(r.error_code);
-            w.key("message");
-            w.string(r.error);
-            w.end_object();
-            std::printf("%s\n", out.c_str());
-        }
+        if (o.json) std::fputs(error_json(r.error_code, r.error).c_str(), stdout);
         std::cerr << "mhtml extract: " << r.error << '\n';
         return exit_usage;
     }
@@ -99,19 +90,7 @@ int run_extract(const extract_cli_options& o) {
         w.number(r.external_removed);
         w.key("file_name_method");
         w.boolean(r.file_name_method);
-        w.key("notices");
-        w.begin_array();
-        for (const auto& n : r.notices) {
-            w.begin_object();
-            w.key("part");
-            w.string(n.part);
-            w.key("code");
-            w.string(n.code);
-            w.key("message");
-            w.string(n.message);
-            w.end_object();
-        }
-        w.end_array();
+        write_notices(w, r.notices);
         w.end_object();
         out += '\n';
     } else {
@@ -135,15 +114,7 @@ int run_extract(const extract_cli_options& o) {
         }
         if (r.file_name_method) out += "; virtual file names: nothing rewritten";
         out += '\n';
-        for (const auto& n : r.notices) {
-            out += "  note part ";
-            out += n.part.empty() ? "." : n.part;
-            out += ' ';
-            out += n.code;
-            out += ": ";
-            out += printable(n.message, 400);
-            out += '\n';
-        }
+        append_notices(out, r.notices);
     }
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (std::fflush(stdout) != 0) return exit_usage;

@@ -9,6 +9,7 @@
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/view/inline.hpp"
+#include "view_output.hpp"
 
 namespace mhtml::cli {
 
@@ -40,15 +41,12 @@ int run_inline(const inline_cli_options& o) {
     // With -o -, the page went to standard output: the summary goes to standard error.
     std::FILE* summary = o.out == "-" ? stderr : stdout;
     std::string out;
-    if (o.json) {
+    if (o.json && !r.ok()) {
+        out = error_json(r.error_code, r.error);
+    } else if (o.json) {
         json_writer w(out);
         w.begin_object();
-        if (!r.ok()) {
-            w.key("error");
-            w.string(r.error_code);
-            w.key("message");
-            w.string(r.error);
-        } else {
+        {
             w.key("output");
             w.string(o.out);
             w.key("root");
@@ -69,19 +67,7 @@ int run_inline(const inline_cli_options& o) {
             w.boolean(r.transcoded);
             w.key("scripts_allowed");
             w.boolean(o.allow_scripts);
-            w.key("notices");
-            w.begin_array();
-            for (const auto& n : r.notices) {
-                w.begin_object();
-                w.key("part");
-                w.string(n.part);
-                w.key("code");
-                w.string(n.code);
-                w.key("message");
-                w.string(n.message);
-                w.end_object();
-            }
-            w.end_array();
+            write_notices(w, r.notices);
         }
         w.end_object();
         out += '\n';
@@ -94,9 +80,7 @@ int run_inline(const inline_cli_options& o) {
         out += "; charset " + (r.charset.empty() ? std::string("unknown") : r.charset);
         if (r.transcoded) out += " (transcoded)";
         out += o.allow_scripts ? "; scripts allowed\n" : "; scripts blocked (CSP)\n";
-        for (const auto& n : r.notices)
-            out += "  note part " + (n.part.empty() ? std::string(".") : n.part) + ' ' + n.code +
-                   ": " + printable(n.message, 400) + '\n';
+        append_notices(out, r.notices);
     }
     if (!r.ok()) std::cerr << "mhtml inline: " << r.error << '\n';
     std::fwrite(out.data(), 1, out.size(), summary);
