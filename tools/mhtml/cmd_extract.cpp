@@ -26,14 +26,9 @@ struct extract_cli_options {
 };
 
 int run_extract(const extract_cli_options& o) {
-    auto opened = open_input("extract", o.file);
+    auto opened = open_archive("extract", o.file, o.limits, o.strict);
     if (!opened) return exit_usage;
-    mime::parse_options po;
-    po.limits = o.limits;
-    const mime::document doc = mime::document::parse(std::move(*opened), po);
-    archive::aggregate_options ao;
-    ao.strict = o.strict;
-    const archive::aggregate agg = archive::aggregate::build(doc, ao);
+    const archive::aggregate& agg = *opened->agg;
 
     view::extract_options eo;
     if (!o.part.empty()) eo.part = o.part;

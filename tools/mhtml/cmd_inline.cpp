@@ -24,14 +24,9 @@ struct inline_cli_options {
 };
 
 int run_inline(const inline_cli_options& o) {
-    auto opened = open_input("inline", o.file);
+    auto opened = open_archive("inline", o.file, o.limits, o.strict);
     if (!opened) return exit_usage;
-    mime::parse_options po;
-    po.limits = o.limits;
-    const mime::document doc = mime::document::parse(std::move(*opened), po);
-    archive::aggregate_options ao;
-    ao.strict = o.strict;
-    const archive::aggregate agg = archive::aggregate::build(doc, ao);
+    const archive::aggregate& agg = *opened->agg;
 
     view::inline_options io;
     if (!o.part.empty()) io.part = o.part;

@@ -5,9 +5,12 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 
+#include "mhtml/archive/aggregate.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
+#include "mhtml/mime/document.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +33,18 @@ runner add_inline_command(CLI::App& app);
 /// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
 /// ..." and returns nullopt (the caller exits with exit_usage).
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file);
+
+/// A message read and its aggregate built (the aggregate points into the document, which
+/// therefore lives on the heap and never moves).
+struct opened_archive {
+    std::unique_ptr<mime::document> doc;
+    std::optional<archive::aggregate> agg;
+};
+
+/// open_input, parse with `limits`, build the aggregate (`strict`: no retries); nullopt after
+/// open_input has said why.
+std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
+                                           const parse_limits& limits, bool strict);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

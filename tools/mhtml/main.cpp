@@ -15,6 +15,20 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
     return std::nullopt;
 }
 
+std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
+                                           const parse_limits& limits, bool strict) {
+    auto in = open_input(command, file);
+    if (!in) return std::nullopt;
+    mime::parse_options po;
+    po.limits = limits;
+    opened_archive a;
+    a.doc = std::make_unique<mime::document>(mime::document::parse(std::move(*in), po));
+    archive::aggregate_options ao;
+    ao.strict = strict;
+    a.agg.emplace(archive::aggregate::build(*a.doc, ao));
+    return a;
+}
+
 void add_limit_options(CLI::App& cmd, parse_limits& limits) {
     cmd.add_option("--max-depth", limits.max_depth,
                    "nesting of multiparts/messages that is parsed (default 100, at most 1000)")
