@@ -79,8 +79,10 @@ constexpr std::array code_names{
     "content_base_not_absolute",
     "legacy_method_indicator",
     "matched_in_enclosing_related",
+    "multipart_body_decoded",
+    "decode_limit",
 };
-static_assert(code_names.size() == std::size_t(diag_code::matched_in_enclosing_related) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::decode_limit) + 1,
               "every diag_code needs a name");
 }  // namespace
 

@@ -15,7 +15,9 @@
 #include <emmintrin.h>
 #endif
 
+#include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
 
 namespace mhtml::mime {
 
@@ -82,11 +84,15 @@ struct delim_match {
 
 }  // namespace
 
+static_assert(sizeof(void*) != 8 || sizeof(detail::entity_record) == 96,
+              "entity records stay 96 bytes (docs/design.md)");
+
 class parser {
 public:
     parser(document& doc, const parse_options& opts) : doc_(doc) {
         limits_ = opts.limits;
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
+        max_decoded_nesting_ = opts.max_decoded_nesting;
         data_ = doc.bytes_.data();
         size_ = doc.bytes_.size();
         add_type(content_type::default_text());    // default_text_type
@@ -110,6 +116,9 @@ private:
     std::uint64_t parse_headers(std::uint32_t e);
     void interpret_headers(std::uint32_t e, bool in_digest);
     delim_match parse_multipart(std::uint32_t e);
+    delim_match parse_parts(std::uint32_t e, std::uint64_t body, delim_match m, bool digest);
+    bool parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim_match& outer);
+    std::uint64_t leaf_body_end(std::uint64_t body, const delim_match& m) const;
     delim_match parse_message(std::uint32_t e);
     delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
     bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
@@ -146,6 +155,14 @@ private:
     // Octets that boundary guessing may still search, over the whole document: nested
     // multiparts whose boundaries all fail must not make salvage quadratic.
     std::uint64_t guess_budget_ = 0;
+    // REL-2.2 salvage. While a decoded body is parsed, data_/size_/stack_ are that body's,
+    // offsets are local to it (shifted into the document's offset space afterwards), and
+    // diagnostics report where its encoded body starts in the input.
+    std::uint32_t max_decoded_nesting_ = 0;
+    std::uint32_t decoded_nesting_ = 0;  // decoded bodies being parsed (0: the input)
+    std::uint64_t decode_budget_ = 0;    // encoded octets that may still be decoded
+    std::uint64_t decoded_input_offset_ = 0;
+    std::string decoded_note_;  // appended to diagnostics inside a decoded body
 };
 
 document document::parse(input_buffer input, const parse_options& opts) {
@@ -168,6 +185,11 @@ document document::parse(std::string_view bytes, const parse_options& opts) {
 }
 
 void parser::diag(severity s, diag_code c, std::uint32_t e, std::uint64_t off, std::string msg) {
+    if (decoded_nesting_ > 0) {
+        // The user cannot seek into decoded octets: report where they come from.
+        off = decoded_input_offset_;
+        msg += decoded_note_;
+    }
     doc_.diagnostics_.push_back({s, c, path_of(e), off, std::move(msg)});
 }
 
@@ -177,7 +199,7 @@ std::string parser::path_of(std::uint32_t e) const {
 
 std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth) {
     auto idx = static_cast<std::uint32_t>(doc_.entities_.size());
-    if (idx == 256 && begin > 0) {
+    if (idx == 256 && begin > 0 && decoded_nesting_ == 0) {
         // Extrapolate from the first 256 entities how many the whole input holds, so the
         // vectors are allocated once instead of doubling (each doubling copies and faults
         // in fresh pages). Transparent huge pages for these tables were tried: fewer faults
@@ -218,6 +240,9 @@ void parser::run() {
         return;
     }
     guess_budget_ = 8 * size_ + (1u << 20);
+    // Each level of decoded bodies is at most as large as the input, so this lets two
+    // levels decode everything and keeps the work and memory linear in the input.
+    decode_budget_ = 2 * size_ + (1u << 20);
     // A first guess at the number of entities avoids most regrowth of the vectors.
     std::size_t guess = std::min<std::uint64_t>(size_ / 4096 + 8, limits_.max_parts);
     doc_.entities_.reserve(guess);
@@ -228,6 +253,15 @@ void parser::run() {
     (void)m;
     auto& r = doc_.entities_[root];
     r.body_end = std::max(r.body_end, size_);
+    if (!doc_.decoded_.empty()) {
+        auto& order = doc_.by_address_;
+        order.resize(doc_.decoded_.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return std::less<const char*>()(doc_.decoded_[a]->bytes.data(),
+                                            doc_.decoded_[b]->bytes.data());
+        });
+    }
     if (crlf_ == 0 && lf_ > 0 && cr_ == 0) {
         diag(severity::note, diag_code::line_ending_lf, 0, 0,
              "line ends are bare LF, not CRLF (RFC 5322 §2.3); read as line ends");
@@ -560,11 +594,13 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
                      " levels; this multipart is kept as an opaque body");
         } else if (r.encoding == transfer_encoding::base64 ||
                    r.encoding == transfer_encoding::quoted_printable) {
-            // RFC 2046 §5.1 / REL-2.2: multiparts cannot have an encoding. Parse as is.
-            diag(severity::warning, diag_code::multipart_with_encoding, e, r.begin,
+            // RFC 2045 §6.4 / REL-2.2: multiparts cannot have an encoding. Parse the body as
+            // it is; parse_multipart decodes it if it has no delimiter.
+            diag(severity::error, diag_code::multipart_with_encoding, e, r.begin,
                  "multipart with Content-Transfer-Encoding " +
                      std::string(transfer_encoding_name(r.encoding)) +
-                     " (RFC 2045 §6.4 forbids it); the body is parsed as it is");
+                     " (RFC 2045 §6.4 forbids it); the body is parsed as it is, or decoded if it "
+                     "has no delimiter");
             return parse_multipart(e);
         } else {
             return parse_multipart(e);
@@ -587,23 +623,24 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
     // A leaf (or an opaque entity): the body runs to the next delimiter of any enclosing
     // multipart, or to the end of the input.
     delim_match m = find_delimiter(body, stack_.size());
-    auto& rl = doc_.entities_[e];
-    if (m.found) {
-        rl.body_end = std::max(m.begin, body);
-    } else {
-        std::uint64_t end = size_;
-        // Inside a multipart, the end of the input stands where the missing delimiter
-        // would be, and the line end before it belongs to that delimiter (as in Python).
-        if (!stack_.empty() && end > body) {
-            if (end - body >= 2 && data_[end - 2] == '\r' && data_[end - 1] == '\n') {
-                end -= 2;
-            } else if (data_[end - 1] == '\n' || data_[end - 1] == '\r') {
-                end -= 1;
-            }
-        }
-        rl.body_end = end;
-    }
+    doc_.entities_[e].body_end = leaf_body_end(body, m);
     return m;
+}
+
+// Where a leaf body starting at `body` ends, given the delimiter that follows it (if any).
+std::uint64_t parser::leaf_body_end(std::uint64_t body, const delim_match& m) const {
+    if (m.found) return std::max(m.begin, body);
+    std::uint64_t end = size_;
+    // Inside a multipart, the end of the input stands where the missing delimiter would
+    // be, and the line end before it belongs to that delimiter (as in Python).
+    if (!stack_.empty() && end > body) {
+        if (end - body >= 2 && data_[end - 2] == '\r' && data_[end - 1] == '\n') {
+            end -= 2;
+        } else if (data_[end - 1] == '\n' || data_[end - 1] == '\r') {
+            end -= 1;
+        }
+    }
+    return end;
 }
 
 delim_match parser::parse_message(std::uint32_t e) {
@@ -654,6 +691,13 @@ delim_match parser::parse_multipart(std::uint32_t e) {
         std::uint64_t region_end = m.found ? m.begin : size_;
         if (boundary.empty()) region_end = find_delimiter(body, stack_.size()).begin;
         if (!boundary.empty()) stack_.pop_back();
+        // REL-2.2 salvage: a base64 or quoted-printable body without a delimiter may be an
+        // encoded multipart body. m is now the enclosing delimiter that ends it, if any.
+        if (!boundary.empty() &&
+            (doc_.entities_[e].encoding == transfer_encoding::base64 ||
+             doc_.entities_[e].encoding == transfer_encoding::quoted_printable)) {
+            if (parse_decoded_body(e, body, m)) return m;
+        }
         std::string guess = guess_boundary(body, region_end);
         if (!guess.empty() && guess != boundary) {
             diag(severity::ambiguous, diag_code::boundary_guessed, e, body,
@@ -695,6 +739,13 @@ delim_match parser::parse_multipart(std::uint32_t e) {
         }
     }
 
+    return parse_parts(e, body, m, digest);
+}
+
+// The body parts of multipart e, whose body starts at `body` and whose first delimiter is
+// m (its boundary is on top of the stack); pops the stack and returns the delimiter of an
+// enclosing multipart that ends e, if any.
+delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match m, bool digest) {
     // m is the first delimiter of this multipart; everything before it is the preamble.
     if (m.begin > body) near_miss(e, body, m.begin);
     const std::size_t mine = stack_.size() - 1;
@@ -765,6 +816,129 @@ delim_match parser::parse_multipart(std::uint32_t e) {
         stack_.pop_back();
         return next;
     }
+}
+
+// REL-2.2 salvage. Multipart e (base64 or quoted-printable) has no delimiter of its
+// boundary in its body as written [body, end of a leaf body before `outer`). Decode that
+// body; if the decoded octets have a delimiter, parse them as e's body: e's parts become
+// ordinary entities whose offsets address the decoded body (document::view), and e stays
+// an entity whose body (what serialize writes) is the encoded one. Returns false, with
+// nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise.
+bool parser::parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim_match& outer) {
+    if (max_decoded_nesting_ == 0) return false;
+    const std::uint64_t end = leaf_body_end(body, outer);
+    const transfer_encoding enc = doc_.entities_[e].encoding;
+    const std::string enc_name(transfer_encoding_name(enc));
+    if (decoded_nesting_ >= max_decoded_nesting_) {
+        diag(severity::error, diag_code::decode_limit, e, body,
+             "a " + enc_name + " multipart without delimiters inside " +
+                 std::to_string(decoded_nesting_) +
+                 " decoded bodies (the limit); its body is not decoded and is kept as it is");
+        return false;
+    }
+    if (end - body > decode_budget_) {
+        diag(severity::error, diag_code::decode_limit, e, body,
+             "the " + enc_name +
+                 " multipart has no delimiter, but decoding its body would exceed the limit of "
+                 "decoded octets for the document (twice its size); the body is kept as it is");
+        decode_budget_ = 0;
+        return false;
+    }
+    decode_budget_ -= end - body;
+
+    auto seg = std::make_unique<detail::decoded_body>();
+    const std::string_view encoded(data_ + body, end - body);
+    codec_status st = enc == transfer_encoding::base64 ? base64_decode(encoded, seg->bytes)
+                                                       : qp_decode(encoded, seg->bytes);
+
+    // Switch to the decoded body; only e's boundary is active in it.
+    const char* const saved_data = data_;
+    const std::uint64_t saved_size = size_;
+    std::vector<frame> saved_stack;
+    saved_stack.swap(stack_);
+    data_ = seg->bytes.data();
+    size_ = seg->bytes.size();
+    stack_.push_back({e});
+    delim_match first = find_delimiter(0, 1);
+    if (!first.found) {
+        data_ = saved_data;
+        size_ = saved_size;
+        stack_.swap(saved_stack);
+        return false;
+    }
+
+    // Place it in the offset space: after the input and every earlier decoded body.
+    const std::uint64_t input_size = doc_.bytes_.size();
+    seg->base = doc_.decoded_.empty()
+                    ? input_size + 1
+                    : doc_.decoded_.back()->base + doc_.decoded_.back()->bytes.size() + 1;
+    seg->entity = e;
+    const std::uint64_t base = seg->base;
+    const std::uint64_t seg_size = seg->bytes.size();
+    const std::size_t seg_index = doc_.decoded_.size();
+    const std::string path = path_of(e);
+    // Inside a decoded body the input offset is already the outermost one.
+    seg->input_offset = decoded_nesting_ > 0 ? decoded_input_offset_ : body;
+    doc_.decoded_.push_back(std::move(seg));
+
+    const std::uint64_t saved_input_offset = decoded_input_offset_;
+    std::string saved_note = std::move(decoded_note_);
+    const std::uint64_t saved_crlf = crlf_, saved_lf = lf_, saved_cr = cr_;
+    decoded_input_offset_ = doc_.decoded_.back()->input_offset;
+    decoded_note_ = " [in the " + enc_name + "-decoded body of " +
+                    (path.empty() ? std::string("the message") : "part " + path) +
+                    "; the offset is where that encoded body starts in the input]";
+    ++decoded_nesting_;
+    const bool digest = doc_.type_of(e).subtype == "digest";
+    parse_parts(e, 0, first, digest);  // pops e's frame
+    --decoded_nesting_;
+    decoded_note_ = std::move(saved_note);
+    decoded_input_offset_ = saved_input_offset;
+    crlf_ = saved_crlf;  // line ends of decoded octets say nothing about the file
+    lf_ = saved_lf;
+    cr_ = saved_cr;
+    data_ = saved_data;
+    size_ = saved_size;
+    stack_.swap(saved_stack);
+
+    // Move e's descendants from offsets local to the decoded body to the document's space.
+    // A nested decoded multipart's own range is in this body; its close delimiter and its
+    // descendants are in its own decoded body, already placed.
+    const auto end_entity = static_cast<std::uint32_t>(doc_.entities_.size());
+    doc_.decoded_[seg_index]->end_entity = end_entity;
+    std::size_t k = seg_index + 1;  // decoded bodies nested in this one, in entity order
+    for (std::uint32_t i = e + 1; i < end_entity;) {
+        auto& c = doc_.entities_[i];
+        c.begin += base;
+        c.body_begin += base;
+        c.body_end += base;
+        c.delim_begin += base;
+        if (c.decoded_body) {
+            while (k < doc_.decoded_.size() && doc_.decoded_[k]->entity < i) ++k;
+            std::uint32_t skip_to = i + 1;
+            if (k < doc_.decoded_.size() && doc_.decoded_[k]->entity == i)
+                skip_to = doc_.decoded_[k]->end_entity;
+            i = std::max(skip_to, i + 1);
+            continue;
+        }
+        c.close_begin += base;
+        c.close_end += base;
+        ++i;
+    }
+    auto& r = doc_.entities_[e];
+    r.close_begin += base;
+    r.close_end += base;
+    r.body_begin = body;
+    r.body_end = end;
+    r.decoded_body = true;
+    std::string msg = "no delimiter of boundary \"" + std::string(doc_.boundary_of(e)) +
+                      "\" in the body as written; decoded the " + enc_name + " body (" +
+                      std::to_string(seg_size) + " octets) and read " +
+                      std::to_string(r.child_count) + (r.child_count == 1 ? " part" : " parts") +
+                      " from it (diagnostics inside the decoded body give this offset)";
+    if (!st.clean()) msg += "; the encoding has errors (decode_to reports them)";
+    diag(severity::warning, diag_code::multipart_body_decoded, e, body, std::move(msg));
+    return true;
 }
 
 bool parser::match_at(const char* q, std::size_t nframes, std::uint64_t lower,

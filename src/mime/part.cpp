@@ -1,5 +1,8 @@
 #include "mhtml/mime/part.hpp"
 
+#include <algorithm>
+#include <functional>
+
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
@@ -94,31 +97,52 @@ std::uint64_t part_view::offset() const noexcept {
 std::uint64_t part_view::body_offset() const noexcept {
     return rec(doc_, index_).body_begin;
 }
+std::uint64_t part_view::input_offset() const noexcept {
+    return doc_->input_offset(rec(doc_, index_).begin);
+}
+bool part_view::body_was_decoded() const noexcept {
+    return rec(doc_, index_).decoded_body;
+}
+bool part_view::in_decoded_body() const noexcept {
+    return rec(doc_, index_).begin > doc_->bytes().size();
+}
 
 std::string_view part_view::raw() const noexcept {
     const auto& r = rec(doc_, index_);
-    return doc_->bytes().substr(r.begin, r.body_end - r.begin);
+    return doc_->view(r.begin, r.body_end);
 }
 std::string_view part_view::raw_headers() const noexcept {
     const auto& r = rec(doc_, index_);
-    return doc_->bytes().substr(r.begin, r.body_begin - r.begin);
+    return doc_->view(r.begin, r.body_begin);
 }
 std::string_view part_view::raw_body() const noexcept {
     const auto& r = rec(doc_, index_);
-    return doc_->bytes().substr(r.body_begin, r.body_end - r.body_begin);
+    return doc_->view(r.body_begin, r.body_end);
 }
 std::string_view part_view::preamble() const noexcept {
     const auto& r = rec(doc_, index_);
     if (r.kind != entity_kind::multipart) return {};
+    std::uint64_t begin = r.body_begin;
+    if (r.decoded_body) {
+        const detail::decoded_body* b = doc_->decoded_body_of(index_);
+        if (b == nullptr) return {};
+        begin = b->base;
+    }
     std::uint64_t end = r.first_child != detail::entity_record::none
                             ? rec(doc_, r.first_child).delim_begin
                             : r.close_begin;
-    return doc_->bytes().substr(r.body_begin, end - r.body_begin);
+    return doc_->view(begin, end);
 }
 std::string_view part_view::epilogue() const noexcept {
     const auto& r = rec(doc_, index_);
     if (r.kind != entity_kind::multipart) return {};
-    return doc_->bytes().substr(r.close_end, r.body_end - r.close_end);
+    std::uint64_t end = r.body_end;
+    if (r.decoded_body) {
+        const detail::decoded_body* b = doc_->decoded_body_of(index_);
+        if (b == nullptr) return {};
+        end = b->base + b->bytes.size();
+    }
+    return doc_->view(r.close_end, end);
 }
 std::string_view part_view::boundary() const noexcept {
     return doc_->boundary_of(index_);
@@ -159,7 +183,16 @@ codec_status part_view::decode_to(std::string& out, std::vector<diagnostic>& dia
     codec_status st = decode_to(out);
     if (st.clean()) return st;
     std::uint64_t at = body_offset() + st.first_problem;
+    std::string_view where;
+    if (in_decoded_body()) {
+        // Decoded octets have no place in the input: report the encoded body they came from.
+        at = input_offset();
+        where =
+            " [in a part recovered from the decoded body of an encoded multipart; the "
+            "offset is where that encoded body starts in the input]";
+    }
     auto add = [&](severity s, diag_code c, std::string msg) {
+        msg += where;
         diags.push_back({s, c, path(), at, std::move(msg)});
     };
     if (st.invalid_char)
@@ -187,6 +220,59 @@ codec_status part_view::decode_to(std::string& out, std::vector<diagnostic>& dia
         add(severity::note, diag_code::qp_long_line,
             "quoted-printable line longer than 76 characters; decoded anyway");
     return st;
+}
+
+const detail::decoded_body* document::segment_at(std::uint64_t offset) const noexcept {
+    // The last decoded body that starts at or before `offset`.
+    auto it =
+        std::upper_bound(decoded_.begin(), decoded_.end(), offset,
+                         [](std::uint64_t off, const std::unique_ptr<detail::decoded_body>& b) {
+                             return off < b->base;
+                         });
+    if (it == decoded_.begin()) return nullptr;
+    const detail::decoded_body* b = std::prev(it)->get();
+    return offset - b->base <= b->bytes.size() ? b : nullptr;
+}
+
+std::string_view document::decoded_view(std::uint64_t begin, std::uint64_t end) const noexcept {
+    const detail::decoded_body* b = begin > bytes_.size() ? segment_at(begin) : nullptr;
+    if (b == nullptr || end < begin || end - b->base > b->bytes.size()) return {};
+    return std::string_view(b->bytes).substr(begin - b->base, end - begin);
+}
+
+std::uint64_t document::offset_of(const char* p) const noexcept {
+    // Pointers into different objects compare with std::less, which is a total order. The
+    // input's end may be where a decoded body starts in memory: the decoded body wins.
+    const std::less<const char*> lt;
+    const std::less_equal<const char*> le;
+    const char* const in = bytes_.data();
+    if (le(in, p) && lt(p, in + bytes_.size())) return static_cast<std::uint64_t>(p - in);
+    // The last decoded body that starts at or before p in memory.
+    auto it = std::upper_bound(
+        by_address_.begin(), by_address_.end(), p,
+        [&](const char* q, std::uint32_t i) { return lt(q, decoded_[i]->bytes.data()); });
+    if (it != by_address_.begin()) {
+        const detail::decoded_body& b = *decoded_[*std::prev(it)];
+        if (le(p, b.bytes.data() + b.bytes.size()))
+            return b.base + static_cast<std::uint64_t>(p - b.bytes.data());
+    }
+    if (p == in + bytes_.size()) return bytes_.size();
+    return 0;
+}
+
+std::uint64_t document::input_offset(std::uint64_t offset) const noexcept {
+    if (offset <= bytes_.size()) return offset;
+    const detail::decoded_body* b = segment_at(offset);
+    return b ? b->input_offset : 0;
+}
+
+const detail::decoded_body* document::decoded_body_of(std::uint32_t i) const noexcept {
+    if (i >= entities_.size() || !entities_[i].decoded_body) return nullptr;
+    auto it = std::lower_bound(decoded_.begin(), decoded_.end(), i,
+                               [](const std::unique_ptr<detail::decoded_body>& b, std::uint32_t e) {
+                                   return b->entity < e;
+                               });
+    return it != decoded_.end() && (*it)->entity == i ? it->get() : nullptr;
 }
 
 std::vector<part_view> document::parts() const {

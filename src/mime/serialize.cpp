@@ -14,14 +14,16 @@ void write_entity(const document& d, std::uint32_t i, std::string& out) {
         if (b > a) out.append(in.substr(a, b - a));
     };
     put(r.begin, r.body_begin);
-    if (r.kind == entity_kind::leaf) {
+    // A multipart whose parts were read from its decoded body (REL-2.2 salvage) is written
+    // as its encoded body: its parts are not in the input.
+    if (r.kind == entity_kind::leaf || r.decoded_body) {
         put(r.body_begin, r.body_end);
         return;
     }
     std::uint64_t pos = r.body_begin;
     for (auto c = r.first_child; c != detail::entity_record::none; c = d.record(c).next_sibling) {
         const auto& cr = d.record(c);
-        put(pos, cr.delim_begin);      // preamble (before the first part)
+        put(pos, cr.delim_begin);       // preamble (before the first part)
         put(cr.delim_begin, cr.begin);  // the delimiter line
         write_entity(d, c, out);
         pos = cr.body_end;

@@ -5,6 +5,7 @@
 /// covers every input octet, so serialize(parse(x)) == x.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,10 @@ namespace mhtml::mime {
 
 struct parse_options {
     parse_limits limits;
+    /// REL-2.2 salvage: how many decoded bodies may nest (an encoded multipart found inside
+    /// the decoded body of another one). Beyond it the multipart is parsed as it is
+    /// (`decode_limit`). 0 turns the salvage off.
+    std::uint32_t max_decoded_nesting = 4;
 };
 
 namespace detail {
@@ -38,7 +43,23 @@ struct entity_record {
     entity_kind kind = entity_kind::leaf;
     transfer_encoding encoding = transfer_encoding::seven_bit;
     bool has_content_type = false;
+    // A multipart read from its decoded body (REL-2.2 salvage): begin, body_begin, body_end
+    // and delim_begin are in the space of its container as usual (its body is the encoded
+    // one), while close_begin, close_end and its children address its decoded body.
+    bool decoded_body = false;
     std::uint32_t boundary = none;  // multipart: index into document's boundary table
+};
+
+// The body of a base64 or quoted-printable multipart, decoded because the body as written
+// holds no delimiter (REL-2.2, RFC 2045 §6.4). Offsets address one space: the input is
+// [0, input size], and each decoded body follows at `base` (one past the end of what
+// precedes it, so that an offset at the end of one range never names the next).
+struct decoded_body {
+    std::uint32_t entity = 0;        // the multipart whose decoded body this is
+    std::uint32_t end_entity = 0;    // one past its last descendant
+    std::uint64_t base = 0;          // offset of bytes[0]
+    std::uint64_t input_offset = 0;  // the encoded body in the input (outermost, if nested)
+    std::string bytes;
 };
 }  // namespace detail
 
@@ -58,7 +79,29 @@ public:
     document(document&&) noexcept = default;
     document& operator=(document&&) noexcept = default;
 
+    /// The input. Entities recovered from a decoded body (part_view::in_decoded_body) are
+    /// not in it: their offsets are beyond its size and view() reads them.
     std::string_view bytes() const noexcept { return bytes_; }
+    /// The octets [begin, end) of the offset space: the input, or a decoded body (REL-2.2
+    /// salvage) for offsets beyond the input. A range lies in one of them.
+    std::string_view view(std::uint64_t begin, std::uint64_t end) const noexcept {
+        if (end <= bytes_.size()) [[likely]]
+            return bytes_.substr(begin, end - begin);
+        return decoded_view(begin, end);
+    }
+    /// The offset of an octet of the input or of a decoded body (a header field's
+    /// `raw().data()`, a body's `data()`), in the space view() reads; 0 if it is in neither.
+    std::uint64_t offset_of(const char* p) const noexcept;
+    /// A position in the input for an offset of the space: itself inside the input; for a
+    /// decoded body, where its encoded body (the outermost one, if nested) starts. This is
+    /// the offset diagnostics report.
+    std::uint64_t input_offset(std::uint64_t offset) const noexcept;
+    /// The bodies decoded to recover encoded multiparts, in document order.
+    const std::vector<std::unique_ptr<detail::decoded_body>>& decoded_bodies() const noexcept {
+        return decoded_;
+    }
+    /// The decoded body of a multipart with `record(i).decoded_body`, else null.
+    const detail::decoded_body* decoded_body_of(std::uint32_t i) const noexcept;
     part_view root() const noexcept { return part_view(this, 0); }
     /// Number of entities (every message, multipart and leaf).
     std::size_t size() const noexcept { return entities_.size(); }
@@ -91,6 +134,12 @@ private:
     std::vector<header_field_view> headers_;
     std::vector<std::string> boundaries_;  // only multiparts have one; entity_record stays small
     std::vector<diagnostic> diagnostics_;
+    // Decoded bodies (REL-2.2 salvage), by increasing base. Each is allocated once, so
+    // header views into it stay valid however the vector grows or the document moves.
+    std::vector<std::unique_ptr<detail::decoded_body>> decoded_;
+    std::vector<std::uint32_t> by_address_;  // decoded_ indices by bytes.data(), for offset_of
+    const detail::decoded_body* segment_at(std::uint64_t offset) const noexcept;
+    std::string_view decoded_view(std::uint64_t begin, std::uint64_t end) const noexcept;
 };
 
 /// The input again, written from the tree: every header block, body, delimiter, preamble

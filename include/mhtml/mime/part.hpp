@@ -57,9 +57,21 @@ public:
     std::optional<std::string> content_base() const;
     std::optional<content_disposition> disposition() const;
 
-    /// Offsets in the input.
+    /// Offsets in the input. An entity recovered from a decoded body (in_decoded_body()) has
+    /// offsets beyond the input, which address that decoded body (document::view reads
+    /// them; input_offset() is a position in the input).
     std::uint64_t offset() const noexcept;       ///< first octet of the header block
     std::uint64_t body_offset() const noexcept;  ///< first octet of the body
+    /// offset() as a position in the input: for an entity in a decoded body, the first octet
+    /// of the encoded body it was decoded from (the outermost one, if nested).
+    std::uint64_t input_offset() const noexcept;
+    /// REL-2.2 salvage: a base64 or quoted-printable multipart whose body as written has no
+    /// delimiter, and whose parts were found in its decoded body. Its raw_body() is the
+    /// encoded body and decode_to() gives the decoded one; preamble(), epilogue() and its
+    /// children are read from the decoded body.
+    bool body_was_decoded() const noexcept;
+    /// True for an entity found in such a decoded body (at any depth below it).
+    bool in_decoded_body() const noexcept;
     /// The whole entity: header block and body (for a body part, without the delimiters).
     std::string_view raw() const noexcept;
     /// The header block as written, including the empty line that ends it.
