@@ -15,7 +15,8 @@ namespace {
 
 diagnostic make_diag(severity sev, diag_code code, const mime::part_view& p, std::uint64_t offset,
                      std::string message) {
-    return diagnostic{sev, code, p.path(), offset, std::move(message)};
+    // `offset` is in the document's offset space; a diagnostic gives a position in the input.
+    return diagnostic{sev, code, p.path(), p.doc().input_offset(offset), std::move(message)};
 }
 
 using mhtml::detail::cat;
@@ -188,7 +189,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             a.entities_[i].related,
             {}};
         for (auto& d : index_diags) {
-            d.offset = p.offset();
+            d.offset = p.input_offset();
             a.diags_.push_back(std::move(d));
         }
         for (const auto& m : members)

@@ -278,11 +278,13 @@ public:
 private:
     void add(std::string_view requirement, finding_level level, std::string_view code,
              std::string path, std::uint64_t offset, std::string message) {
+        // `offset` is in the document's offset space (REL-2.2 decoded bodies lie beyond the
+        // input); a finding gives a position in the input.
         out_.push_back(finding{std::string(requirement), level, std::string(code), std::move(path),
-                               offset, std::move(message)});
+                               doc_.input_offset(offset), std::move(message)});
     }
     std::uint64_t offset_of(const mime::header_field_view& f) const noexcept {
-        return static_cast<std::uint64_t>(f.raw().data() - doc_.bytes().data());
+        return doc_.offset_of(f.raw().data());
     }
     std::uint64_t field_offset(const mime::part_view& p, std::string_view name) const noexcept {
         auto f = p.header(name);
@@ -594,7 +596,7 @@ void checker::check_references(const mime::part_view& p, std::string_view body,
                                                         level,
                                                         std::string(code),
                                                         {},
-                                                        offset,
+                                                        doc_.input_offset(offset),
                                                         std::move(message)}});
     };
     for (const html::reference& r : scan.refs) {

@@ -69,8 +69,10 @@ bool is_document(const part_view& p, const std::vector<std::string>& preferred) 
                        [&](const std::string& t) { return offers(p, t); });
 }
 
+// Offsets here are in the document's offset space (beyond the input for parts recovered
+// from a decoded body, REL-2.2); report() turns them into input positions.
 std::uint64_t offset_of(const part_view& p, const mime::header_field_view& f) {
-    return static_cast<std::uint64_t>(f.raw().data() - p.doc().bytes().data());
+    return p.doc().offset_of(f.raw().data());
 }
 
 // Where a field of `p` begins in the input, else where `p` does.
@@ -125,7 +127,9 @@ public:
 
 private:
     void report(severity sev, diag_code code, std::uint64_t offset, std::string message) const {
-        if (diags_) diags_->push_back({sev, code, related_.path(), offset, std::move(message)});
+        if (diags_)
+            diags_->push_back({sev, code, related_.path(), related_.doc().input_offset(offset),
+                               std::move(message)});
     }
     std::uint64_t type_field_offset() const { return field_offset(related_, "Content-Type"); }
 

@@ -192,6 +192,14 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
     content_type ct = type_of(n);
     std::string body;
     if (ct.is_multipart()) {
+        // RFC 2045 §6.4, REL-2.2: a multipart is never encoded. A Content-Transfer-Encoding
+        // other than 7bit, 8bit or binary (kept from a parsed multipart whose encoded body was
+        // decoded) would not describe the body written here: it is dropped.
+        std::erase_if(fields, [](const auto& f) {
+            if (!iequals(f.first, "Content-Transfer-Encoding")) return false;
+            transfer_encoding e = parse_transfer_encoding(f.second);
+            return e == transfer_encoding::base64 || e == transfer_encoding::quoted_printable;
+        });
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < n.children().size(); ++i) {
             std::string p;

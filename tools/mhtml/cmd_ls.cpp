@@ -125,7 +125,9 @@ int run_ls(const ls_options& o) {
             w.key("content_location");
             loc ? w.string(*loc) : w.null();
             w.key("offset");
-            w.number(p.offset());
+            w.number(p.input_offset());
+            w.key("decoded");  // found in a decoded body (REL-2.2): offset is that body's
+            w.boolean(p.in_decoded_body());
             w.key("encoded_size");
             w.number(p.raw_body().size());
             w.key("decoded_size");

@@ -5,6 +5,7 @@
 // ordinary entities whose offsets lie beyond the input; serialize writes the encoded body.
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/archive/check.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/node.hpp"
@@ -600,6 +603,58 @@ TEST(EncodedMultipart, MessageWithEncodingIsNotDecoded) {
     EXPECT_EQ(doc.size(), 1u);
     EXPECT_THAT(doc.decoded_bodies(), IsEmpty());
     EXPECT_EQ(serialize(doc), input);
+}
+
+}  // namespace
+}  // namespace mhtml::mime
+
+// Above the MIME layer: the archive layer resolves inside a recovered aggregate, every
+// diagnostic and finding gives a position in the input, and a multipart written again
+// from the tree is not labelled with an encoding it no longer has.
+namespace mhtml::mime {
+namespace {
+
+TEST(EncodedMultipart, REL_2_2_RecoveredArchiveIsReadAndReportedInInputOffsets) {
+    // The page also references a missing image and a part is unreferenced, so the checker has
+    // findings inside the decoded body to place.
+    std::string body = related_body();
+    body.insert(body.find("</body>"), "<img src=\"missing.png\">");
+    body.insert(body.find("--b1--"), "--b1\r\nContent-Type: text/plain\r\n\r\nnobody reads me\r\n");
+    const std::string input = related_header("b1", "base64") + base64_encode(body);
+    const document doc = document::parse(input);
+    auto agg = archive::aggregate::build(doc);
+    ASSERT_EQ(agg.related().size(), 1u);
+    ASSERT_TRUE(agg.related()[0].root.root.has_value());
+    const part_view page = *agg.related()[0].root.root;
+    EXPECT_TRUE(page.in_decoded_body());
+    auto img = agg.resolve(page, "cid:img@example.com");
+    ASSERT_TRUE(img.target.has_value());
+    EXPECT_EQ(img.target->path(), "2");
+    EXPECT_EQ(agg.resolve(page, "missing.png").resolved, "http://example.com/missing.png");
+    for (const auto& d : agg.diagnostics()) EXPECT_LE(d.offset, input.size()) << d.message;
+    auto findings = archive::check(doc);
+    std::set<std::string> codes_seen;
+    for (const auto& f : findings) {
+        EXPECT_LE(f.offset, input.size()) << f.code << ": " << f.message;
+        codes_seen.insert(f.code);
+    }
+    EXPECT_TRUE(codes_seen.count("resource_not_in_archive"));
+    EXPECT_TRUE(codes_seen.count("part_not_referenced"));
+    EXPECT_TRUE(codes_seen.count("charset_missing"));
+}
+
+TEST(EncodedMultipart, REL_2_2_WriterNeverEncodesAMultipart) {
+    const std::string input = related_header("b1", "base64") + base64_encode(related_body());
+    const document doc = document::parse(input);
+    node root = node::from(doc.root());
+    root.children()[0].set_content("<p>changed</p>");
+    const std::string out = write(root).bytes;
+    EXPECT_EQ(out.find("Content-Transfer-Encoding: base64\r\n\r\n"), std::string::npos) << out;
+    const document again = document::parse(out);
+    EXPECT_EQ(count(again, diag_code::multipart_with_encoding), 0u) << describe(again);
+    ASSERT_EQ(again.root().child_count(), 2u);
+    EXPECT_EQ(decoded(again.root().children()[0]), "<p>changed</p>");
+    EXPECT_EQ(decoded(again.root().children()[1]), image_bytes());
 }
 
 }  // namespace
