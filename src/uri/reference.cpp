@@ -42,6 +42,17 @@ void append_scheme(std::string& out, std::string_view scheme) {
 // RFC 3986 §5.2.3 merge followed by §5.2.4, or §5.2.4 alone; appended to `out`.
 void append_path_without_dots(std::string& out, std::string_view path);
 
+// append_path_without_dots for a URI with (`authority`) or without an authority. Without
+// one, a path that comes out starting with "//" (from "/a/..//x") would be read back as an
+// authority; it is written "/.//x", which means the same path (the WHATWG URL Standard does
+// the same), so that recomposition and normalisation stay unambiguous.
+void append_path(std::string& out, std::string_view path, bool authority) {
+    const std::size_t start = out.size();
+    append_path_without_dots(out, path);
+    if (!authority && std::string_view(out).substr(start).starts_with("//"))
+        out.insert(start, "/.");
+}
+
 bool has_dot_segment(std::string_view path) noexcept {
     std::size_t i = 0;
     while (i <= path.size()) {
@@ -269,7 +280,7 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
             out += "//";
             out += r.authority;
         }
-        append_path_without_dots(out, r.path);
+        append_path(out, r.path, r.has_authority);
         recompose_tail(out, r);
         return;
     }
@@ -286,7 +297,7 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
     }
     {
         if (r.path[0] == '/') {
-            append_path_without_dots(out, r.path);
+            append_path(out, r.path, b.has_authority);
         } else {
             // §5.2.3 merge: the base path up to its last '/', or "/" for a base with an
             // authority and an empty path.
@@ -298,7 +309,7 @@ void base_uri::resolve_into(std::string& out, std::string_view ref_text,
                 if (slash != std::string_view::npos) merged = b.path.substr(0, slash + 1);
             }
             merged += r.path;
-            append_path_without_dots(out, merged);
+            append_path(out, merged, b.has_authority);
         }
         recompose_tail(out, r);
     }
@@ -362,7 +373,7 @@ std::string normalize(std::string_view ref) {
     }
     std::string path = normalize_escapes(r.path);
     if (r.has_scheme || r.has_authority || path.starts_with('/'))
-        append_path_without_dots(out, path);
+        append_path(out, path, r.has_authority);
     else
         out += path;  // a relative path's dot segments mean something until it is resolved
     if (r.has_query) {

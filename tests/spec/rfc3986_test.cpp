@@ -71,6 +71,21 @@ TEST(Rfc3986, MHT_8_2_3_AbsoluteReferencesLoseDotSegmentsToo) {
     EXPECT_EQ(resolve("thismessage:/", "http://a/../g").value(), "http://a/g");
 }
 
+TEST(Rfc3986, APathOfTwoSlashesNeverBecomesAnAuthority) {
+    // "/a/..//x" loses its dot segments as "//x"; without an authority that would read back
+    // as the authority "x" (found by fuzz_uri through normalize). It is written "/.//x".
+    EXPECT_EQ(resolve("thismessage:/", "a/..//x").value(), "thismessage:/.//x");
+    EXPECT_EQ(resolve("thismessage:/d/", "/a/..//x").value(), "thismessage:/.//x");
+    EXPECT_EQ(resolve("thismessage:/", "thismessage:/a/..//x").value(), "thismessage:/.//x");
+    EXPECT_EQ(split_reference("thismessage:/.//x").has_authority, false);
+    // With an authority there is no ambiguity, and nothing is added.
+    EXPECT_EQ(resolve("http://h/b/", "a/..//x").value(), "http://h/b//x");
+    // Normalisation decodes %2E and then removes the dots: the same care, and idempotent.
+    const std::string n = normalize("thismessage:/a/%2e%2e//X.PNG");
+    EXPECT_EQ(n, "thismessage:/.//X.PNG");
+    EXPECT_EQ(normalize(n), n);
+}
+
 TEST(Rfc3986, MHT_4_4_1_6_InvalidOctetsAreResolvedAsWritten) {
     // A raw space, 8-bit octets and other octets no URI may contain stay as they are, so the
     // reference can still equal an RFC 2047-decoded Content-Location octet for octet.
