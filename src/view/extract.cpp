@@ -99,8 +99,10 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         std::string label =
             raw_location ? uri::extract_header_uri(raw_location->raw_value()) : std::string();
         if (f.root && !options.keep_names) {
+            // index.html for an HTML page; a root of another type (an image, a text file)
+            // keeps a name its type fits, which a browser then shows as it would the archive.
             f.file = "index.html";
-            if (!planner.reserve(f.file) || !detail::is_text_html(p))
+            if (!detail::is_text_html(p) || !planner.reserve(f.file))
                 f.file = planner.add("", type, "index", &why);
         } else if (report.file_name_method && !label.empty() && !uri::is_absolute(label)) {
             f.file = planner.add_path(label, type, &why);
