@@ -8,48 +8,15 @@
 #include <string_view>
 
 #include "mhtml/mime/document.hpp"
+#include "support/tree_walk.hpp"
 
 namespace {
+
+using mhtml::test::write_body;
 
 using mhtml::mime::document;
 using mhtml::mime::entity_kind;
 namespace detail = mhtml::mime::detail;
-
-void write_body(const document& d, std::uint32_t i, std::string& out);
-
-void write_entity(const document& d, std::uint32_t i, std::string& out) {
-    const auto& r = d.record(i);
-    out += d.view(r.begin, r.body_begin);
-    if (r.kind == entity_kind::leaf || r.decoded_body) {
-        out += d.view(r.body_begin, r.body_end);
-        return;
-    }
-    write_body(d, i, out);
-}
-
-// Multipart or message i's body from the tree, through document::view; a multipart read
-// from its decoded body gives that decoded body.
-void write_body(const document& d, std::uint32_t i, std::string& out) {
-    const auto& r = d.record(i);
-    std::uint64_t pos = r.body_begin, end = r.body_end;
-    if (const detail::decoded_body* b = d.decoded_body_of(i)) {
-        pos = b->base;
-        end = b->base + b->bytes.size();
-    }
-    for (auto c = r.first_child; c != detail::entity_record::none; c = d.record(c).next_sibling) {
-        const auto& cr = d.record(c);
-        out += d.view(pos, cr.delim_begin);
-        out += d.view(cr.delim_begin, cr.begin);
-        write_entity(d, c, out);
-        pos = cr.body_end;
-    }
-    if (r.kind == entity_kind::multipart) {
-        out += d.view(pos, r.close_begin);
-        out += d.view(r.close_begin, r.close_end);
-        pos = r.close_end;
-    }
-    out += d.view(pos, end);
-}
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/node.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
+#include "support/tree_walk.hpp"
 
 namespace mhtml::mime {
 namespace {
@@ -73,40 +74,7 @@ std::vector<std::string> tree(const document& d) {
     return out;
 }
 
-// Writes multipart i's body from the tree through document::view, descending into
-// decoded bodies: for a multipart read from its decoded body this gives the decoded body
-// back only if every recovered range is where it should be (no gap, no overlap).
-void write_body(const document& d, std::uint32_t i, std::string& out);
-void write_entity(const document& d, std::uint32_t i, std::string& out) {
-    const auto& r = d.record(i);
-    out += d.view(r.begin, r.body_begin);
-    if (r.kind == entity_kind::leaf || r.decoded_body) {
-        out += d.view(r.body_begin, r.body_end);
-        return;
-    }
-    write_body(d, i, out);
-}
-void write_body(const document& d, std::uint32_t i, std::string& out) {
-    const auto& r = d.record(i);
-    std::uint64_t pos = r.body_begin, end = r.body_end;
-    if (const detail::decoded_body* b = d.decoded_body_of(i)) {
-        pos = b->base;
-        end = b->base + b->bytes.size();
-    }
-    for (auto c = r.first_child; c != detail::entity_record::none; c = d.record(c).next_sibling) {
-        const auto& cr = d.record(c);
-        out += d.view(pos, cr.delim_begin);
-        out += d.view(cr.delim_begin, cr.begin);
-        write_entity(d, c, out);
-        pos = cr.body_end;
-    }
-    if (r.kind == entity_kind::multipart) {
-        out += d.view(pos, r.close_begin);
-        out += d.view(r.close_begin, r.close_end);
-        pos = r.close_end;
-    }
-    out += d.view(pos, end);
-}
+using mhtml::test::write_body;
 
 // Every decoded body is covered exactly by the tree read from it, and decoding the encoded
 // multipart gives that body.
