@@ -168,7 +168,6 @@ bool output_folder::commit(std::string& error) {
     }
     // Replace the existing folder: move it aside, move ours in, then remove the old one.
     std::string tmpl = temp_template(target_);
-    tmpl.replace(tmpl.size() - 6, 6, "XXXXXX");
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (!::mkdtemp(buf.data())) {
