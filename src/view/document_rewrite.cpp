@@ -1,6 +1,7 @@
 #include "document_rewrite.hpp"
 
 #include "text_cat.hpp"
+#include "uri/text.hpp"
 
 #include "mhtml/html/charset.hpp"
 #include "mhtml/html/rewrite.hpp"
@@ -17,13 +18,7 @@ namespace {
 using mhtml::detail::cat;
 
 bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
-    if (s.size() < prefix.size()) return false;
-    for (std::size_t i = 0; i < prefix.size(); ++i) {
-        char c = s[i];
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-        if (c != prefix[i]) return false;
-    }
-    return true;
+    return s.size() >= prefix.size() && uri::text::iequals(s.substr(0, prefix.size()), prefix);
 }
 
 bool is_multipart(const mime::part_view& p, std::string_view subtype) {

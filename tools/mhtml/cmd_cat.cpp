@@ -38,10 +38,7 @@ bool is_part_path(std::string_view s) {
 }
 
 std::optional<mime::part_view> part_by_path(const mime::document& doc, std::string_view path) {
-    if (path == ".") path = "";
-    for (auto p : doc.parts())
-        if (p.path() == path) return p;
-    return std::nullopt;
+    return doc.find(path == "." ? std::string_view() : path);
 }
 
 int run_cat(const cat_options& o) {
