@@ -21,6 +21,15 @@ bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
     return s.size() >= prefix.size() && uri::text::iequals(s.substr(0, prefix.size()), prefix);
 }
 
+// True when a browser would fetch `uri` from somewhere (http, https, ftp, file, or a
+// scheme-relative reference).
+bool is_fetched(std::string_view uri) noexcept {
+    if (uri.starts_with("//")) return true;
+    for (std::string_view s : {"http:", "https:", "ftp:", "file:"})
+        if (istarts_with(uri, s)) return true;
+    return false;
+}
+
 bool is_multipart(const mime::part_view& p, std::string_view subtype) {
     return p.kind() == mime::entity_kind::multipart && p.content_type().is("multipart", subtype);
 }
@@ -124,13 +133,6 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
         }
     }
     return out;
-}
-
-bool is_fetched(std::string_view uri) noexcept {
-    if (uri.starts_with("//")) return true;
-    for (std::string_view s : {"http:", "https:", "ftp:", "file:"})
-        if (istarts_with(uri, s)) return true;
-    return false;
 }
 
 std::string rewrite_references(const archive::aggregate& agg, const mime::part_view& p,

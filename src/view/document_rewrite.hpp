@@ -27,10 +27,6 @@ mime::part_view start_part(const archive::aggregate& agg, int rs);
 std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int rs,
                                             const mime::part_view& start);
 
-/// True when a browser would fetch `uri` from somewhere (http, https, ftp, file, or a
-/// scheme-relative or relative reference that resolved to one of those).
-bool is_fetched(std::string_view uri) noexcept;
-
 struct rewrite_counts {
     std::size_t to_parts = 0, external_left = 0, external_removed = 0;
 };

@@ -46,7 +46,9 @@ namespace mhtml::view {
 /// Something worth telling about one part (a renamed file, an unsafe label).
 struct notice {
     std::string part;  ///< the part's path
-    std::string code;  ///< stable: "renamed", "file_name_changed", "not_written", ...
+    /// Stable: "renamed", "file_name_changed" (extract); "cycle", "too_deep", "not_html",
+    /// "transcoded" (inline).
+    std::string code;
     std::string message;
 };
 
