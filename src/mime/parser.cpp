@@ -18,6 +18,7 @@
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
+#include "field_name.hpp"
 
 namespace mhtml::mime {
 
@@ -37,32 +38,6 @@ std::string_view unfolded_view(std::string_view raw, std::string& storage) {
     while (!raw.empty() && is_wsp(raw.back())) raw.remove_suffix(1);
     return raw;
 }
-// RFC 5322 §3.6.8 ftext, as Python's email accepts it: printable US-ASCII except ':'.
-constexpr bool is_ftext(char c) noexcept {
-    auto u = static_cast<unsigned char>(c);
-    return u >= 0x21 && u <= 0x7e && c != ':';
-}
-
-// Length of the run of ftext octets at the start of `s` (the field name).
-std::size_t ftext_run(std::string_view s) noexcept {
-    std::size_t n = 0;
-#if defined(__SSE2__)
-    const __m128i colon = _mm_set1_epi8(':'), del = _mm_set1_epi8(0x7f), low = _mm_set1_epi8(0x21);
-    while (s.size() - n >= 16) {
-        __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + n));
-        // Signed compare: 0x00-0x20 and 0x80-0xFF are all "less than 0x21".
-        __m128i bad = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, colon), _mm_cmpeq_epi8(v, del)),
-                                   _mm_cmplt_epi8(v, low));
-        int mask = _mm_movemask_epi8(bad);
-        if (mask != 0)
-            return n + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-        n += 16;
-    }
-#endif
-    while (n < s.size() && is_ftext(s[n])) ++n;
-    return n;
-}
-
 // RFC 2046 §5.1.1: bchars := bcharsnospace / " "; 1 to 70 characters, not ending in space.
 bool boundary_is_valid(std::string_view b) noexcept {
     if (b.empty() || b.size() > 70 || b.back() == ' ') return false;
@@ -84,8 +59,9 @@ struct delim_match {
 
 }  // namespace
 
-static_assert(sizeof(void*) != 8 || sizeof(detail::entity_record) == 96,
-              "entity records stay 96 bytes (docs/design.md)");
+static_assert(sizeof(void*) != 8 || sizeof(detail::entity_record) == 64,
+              "entity records stay 64 bytes (docs/design.md)");
+static_assert(sizeof(detail::field_record) == 8);
 
 class parser {
 public:
@@ -110,16 +86,19 @@ private:
 
     void diag(severity s, diag_code c, std::uint32_t entity, std::uint64_t off, std::string msg);
     std::string path_of(std::uint32_t entity) const;
-    std::uint32_t new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth);
+    std::uint32_t new_entity(std::uint32_t parent, std::uint64_t begin);
     // Parses the entity starting at `begin`; returns the delimiter that ended it (or EOF).
-    delim_match parse_entity(std::uint32_t e, bool in_digest);
+    // depth: e's nesting (0 for the outermost entity).
+    delim_match parse_entity(std::uint32_t e, std::uint32_t depth, bool in_digest);
     std::uint64_t parse_headers(std::uint32_t e);
     void interpret_headers(std::uint32_t e, bool in_digest);
-    delim_match parse_multipart(std::uint32_t e);
-    delim_match parse_parts(std::uint32_t e, std::uint64_t body, delim_match m, bool digest);
-    bool parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim_match& outer);
+    delim_match parse_multipart(std::uint32_t e, std::uint32_t depth);
+    delim_match parse_parts(std::uint32_t e, std::uint32_t depth, std::uint64_t body, delim_match m,
+                            bool digest);
+    bool parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
+                            const delim_match& outer);
     std::uint64_t leaf_body_end(std::uint64_t body, const delim_match& m) const;
-    delim_match parse_message(std::uint32_t e);
+    delim_match parse_message(std::uint32_t e, std::uint32_t depth);
     delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
     bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
     bool delimiter_line(std::uint64_t line) const;
@@ -134,15 +113,12 @@ private:
         value_issues issues;
     };
     std::unordered_map<std::string_view, cached_type> type_cache_;
-    void set_boundary(std::uint32_t e, const std::string& b) {
-        auto& r = doc_.entities_[e];
-        if (r.boundary == detail::entity_record::none) {
-            r.boundary = static_cast<std::uint32_t>(doc_.boundaries_.size());
-            doc_.boundaries_.push_back(b);
-        } else {
-            doc_.boundaries_[r.boundary] = b;
-        }
+    // Multipart e's table entry. Not to be held across the parsing of a child: the table
+    // grows with every nested multipart.
+    detail::multipart_record& mp(std::uint32_t e) {
+        return doc_.multiparts_[doc_.entities_[e].multipart];
     }
+    void set_boundary(std::uint32_t e, const std::string& b) { mp(e).boundary = b; }
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
 
     document& doc_;
@@ -197,7 +173,7 @@ std::string parser::path_of(std::uint32_t e) const {
     return part_view(&doc_, e).path();
 }
 
-std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std::uint32_t depth) {
+std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin) {
     auto idx = static_cast<std::uint32_t>(doc_.entities_.size());
     if (idx == 256 && begin > 0 && decoded_nesting_ == 0) {
         // Extrapolate from the first 256 entities how many the whole input holds, so the
@@ -210,32 +186,37 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin, std:
             static_cast<std::size_t>(std::min<std::uint64_t>(estimate, limits_.max_parts));
         if (want > doc_.entities_.capacity()) {
             doc_.entities_.reserve(want);
-            doc_.type_index_.reserve(want);
-            doc_.headers_.reserve(doc_.headers_.size() * want / 256 + 16);
+            doc_.fields_.reserve(doc_.fields_.size() * want / 256 + 16);
         }
     }
     detail::entity_record r;
     r.begin = r.body_begin = r.body_end = r.delim_begin = begin;
     r.parent = parent;
-    r.depth = depth;
+    r.first_header = static_cast<std::uint32_t>(doc_.fields_.size());
+    r.type = default_text_type;
     if (parent != detail::entity_record::none) {
         auto& p = doc_.entities_[parent];
-        r.number = ++p.child_count;
-        if (p.last_child == detail::entity_record::none) {
+        if (p.multipart != detail::entity_record::none) {
+            auto& m = doc_.multiparts_[p.multipart];
+            r.number = ++m.child_count;
+            if (m.last_child == detail::entity_record::none) {
+                p.first_child = idx;
+            } else {
+                doc_.entities_[m.last_child].next_sibling = idx;
+            }
+            m.last_child = idx;
+        } else {  // the one entity of a message
+            r.number = 1;
             p.first_child = idx;
-        } else {
-            doc_.entities_[p.last_child].next_sibling = idx;
         }
-        p.last_child = idx;
     }
-    doc_.entities_.push_back(std::move(r));
-    doc_.type_index_.push_back(default_text_type);
+    doc_.entities_.push_back(r);
     return idx;
 }
 
 void parser::run() {
     if (size_ == 0) {
-        new_entity(detail::entity_record::none, 0, 0);
+        new_entity(detail::entity_record::none, 0);
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
         return;
     }
@@ -246,10 +227,9 @@ void parser::run() {
     // A first guess at the number of entities avoids most regrowth of the vectors.
     std::size_t guess = std::min<std::uint64_t>(size_ / 4096 + 8, limits_.max_parts);
     doc_.entities_.reserve(guess);
-    doc_.type_index_.reserve(guess);
-    doc_.headers_.reserve(guess * 4);
-    std::uint32_t root = new_entity(detail::entity_record::none, 0, 0);
-    delim_match m = parse_entity(root, false);
+    doc_.fields_.reserve(guess * 4);
+    std::uint32_t root = new_entity(detail::entity_record::none, 0);
+    delim_match m = parse_entity(root, 0, false);
     (void)m;
     auto& r = doc_.entities_[root];
     r.body_end = std::max(r.body_end, size_);
@@ -335,9 +315,12 @@ bool parser::delimiter_line(std::uint64_t line) const {
 }
 
 std::uint64_t parser::parse_headers(std::uint32_t e) {
-    auto& hdrs = doc_.headers_;
+    auto& hdrs = doc_.fields_;
     const std::uint64_t begin = doc_.entities_[e].begin;
     const auto first = static_cast<std::uint32_t>(hdrs.size());
+    // Field records count from `begin` in 32 bits.
+    const std::uint64_t block_limit =
+        std::min<std::uint64_t>(limits_.max_header_block, header_field_view::max_size);
     std::uint64_t pos = begin;
     bool interpreting = true, saw_8bit = false, saw_nul = false;
     std::uint64_t body = size_;
@@ -350,9 +333,6 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
         if (saw_nul)
             diag(severity::warning, diag_code::header_nul, e, begin,
                  "NUL octet in the header block; kept as it is");
-        auto& r = doc_.entities_[e];
-        r.first_header = first;
-        r.header_count = static_cast<std::uint32_t>(hdrs.size() - first);
         return body;
     };
     while (pos < size_) {
@@ -381,10 +361,10 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                  "header line of " + std::to_string(le - pos) + " octets exceeds the limit of " +
                      std::to_string(limits_.max_line_length) + "; read anyway");
         }
-        if (interpreting && pos - begin > limits_.max_header_block) {
+        if (interpreting && pos - begin > block_limit) {
             interpreting = false;
             diag(severity::error, diag_code::header_block_limit, e, pos,
-                 "header block exceeds " + std::to_string(limits_.max_header_block) +
+                 "header block exceeds " + std::to_string(block_limit) +
                      " octets; the remaining fields are kept as raw bytes but not interpreted");
         }
         std::string_view line(data_ + pos, le - pos);
@@ -394,11 +374,9 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
             // RFC 5322 §2.2.3: a continuation line of the previous field.
             if (hdrs.size() > first && interpreting) {
                 auto& f = hdrs.back();
-                const char* start = f.raw().data();
-                if (std::uint64_t((data_ + next) - start) <= header_field_view::max_size) {
-                    const char* value = f.raw_value().data();
-                    f = header_field_view(std::string_view(start, (data_ + next) - start), f.name(),
-                                          std::string_view(value, (data_ + le) - value));
+                const std::uint64_t start = begin + f.offset;
+                if (next - start <= header_field_view::max_size) {
+                    f.size = static_cast<std::uint32_t>(next - start);
                 } else {
                     interpreting = false;
                     diag(severity::error, diag_code::header_block_limit, e, pos,
@@ -422,7 +400,7 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                                 "line; the part has an empty body");
             return finish();
         }
-        std::size_t n = ftext_run(line);
+        std::size_t n = detail::ftext_run(line);
         std::size_t colon = n;
         while (colon < line.size() && is_wsp(line[colon])) ++colon;  // RFC 5322 §4.5 obs-optional
         if (colon >= line.size() || line[colon] != ':' ||
@@ -469,8 +447,9 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                      "a header field longer than 4 GiB; the rest of the block is kept as raw "
                      "bytes but not interpreted");
             } else {
-                hdrs.emplace_back(std::string_view(data_ + pos, next - pos), line.substr(0, n),
-                                  line.substr(colon + 1));
+                // header_field_view(raw) finds the name and value again as done here.
+                hdrs.push_back({static_cast<std::uint32_t>(pos - begin),
+                                static_cast<std::uint32_t>(next - pos)});
             }
         }
         pos = next;
@@ -498,9 +477,11 @@ std::uint32_t parser::add_type(content_type ct) {
 
 void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     auto& r = doc_.entities_[e];
-    std::span<const header_field_view> hs(doc_.headers_.data() + r.first_header, r.header_count);
+    // e's fields are the last ones; offsets are local to the buffer being parsed.
+    header_list hs(data_ + r.begin, doc_.fields_.data() + r.first_header,
+                   doc_.fields_.size() - r.first_header);
     bool have_ct = false, have_cte = false;
-    for (const header_field_view& f : hs) {
+    for (const header_field_view f : hs) {
         // Only two fields matter here; their lengths filter the rest cheaply.
         if (f.name().size() != 12 && f.name().size() != 25) continue;
         if (f.is("Content-Type")) {
@@ -519,13 +500,13 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             // only unfolded values are cached); its issues are reported for every part.
             if (auto hit = folded.empty() ? type_cache_.find(v) : type_cache_.end();
                 hit != type_cache_.end()) {
-                doc_.type_index_[e] = hit->second.index;
+                r.type = hit->second.index;
                 is = hit->second.issues;
             } else {
                 content_type ct;
                 parse_content_type(v, is, ct);
-                doc_.type_index_[e] = add_type(std::move(ct));
-                if (folded.empty()) type_cache_.emplace(v, cached_type{doc_.type_index_[e], is});
+                r.type = add_type(std::move(ct));
+                if (folded.empty()) type_cache_.emplace(v, cached_type{r.type, is});
             }
             auto off = static_cast<std::uint64_t>(f.raw().data() - data_);
             if (is.invalid) {
@@ -553,17 +534,17 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             }
         }
     }
-    if (!have_ct) doc_.type_index_[e] = in_digest ? default_digest_type : default_text_type;
+    if (!have_ct) r.type = in_digest ? default_digest_type : default_text_type;
 }
 
-delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
+delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_digest) {
     std::uint64_t body = parse_headers(e);
     auto& r0 = doc_.entities_[e];
     r0.body_begin = body;
     interpret_headers(e, in_digest);
     auto& r = doc_.entities_[e];
 
-    if (e == 0 && r.header_count == 0) {
+    if (e == 0 && doc_.fields_.empty()) {
         // No MIME structure at all. Word and others save plain HTML under a .mht name.
         std::uint64_t p = 0;
         if (size_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) p = 3;  // UTF-8 BOM
@@ -575,7 +556,7 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
             content_type h;
             h.type = "text";
             h.subtype = "html";
-            doc_.type_index_[e] = add_type(std::move(h));
+            r.type = add_type(std::move(h));
         }
         diag(severity::warning, diag_code::no_mime_structure, e, 0,
              html ? "no MIME header: the input is read as one text/html document"
@@ -585,8 +566,8 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
     // A reference into the type table: valid until the next type is added, which only
     // happens below in the recursion, after the last use of `ct`.
     const content_type& ct = doc_.type_of(e);
-    const entity_kind kind = type_kind_[doc_.type_index_[e]];
-    bool over_depth = r.depth >= limits_.max_depth;
+    const entity_kind kind = type_kind_[r.type];
+    bool over_depth = depth >= limits_.max_depth;
     if (kind == entity_kind::multipart) {
         if (over_depth) {
             diag(severity::error, diag_code::depth_limit, e, r.begin,
@@ -601,9 +582,9 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
                      std::string(transfer_encoding_name(r.encoding)) +
                      " (RFC 2045 §6.4 forbids it); the body is parsed as it is, or decoded if it "
                      "has no delimiter");
-            return parse_multipart(e);
+            return parse_multipart(e, depth);
         } else {
-            return parse_multipart(e);
+            return parse_multipart(e, depth);
         }
     } else if (kind == entity_kind::message) {
         if (over_depth) {
@@ -617,7 +598,7 @@ delim_match parser::parse_entity(std::uint32_t e, bool in_digest) {
                      std::string(transfer_encoding_name(r.encoding)) +
                      " (RFC 2046 §5.2.1 forbids it); kept as a leaf");
         } else {
-            return parse_message(e);
+            return parse_message(e, depth);
         }
     }
     // A leaf (or an opaque entity): the body runs to the next delimiter of any enclosing
@@ -643,7 +624,7 @@ std::uint64_t parser::leaf_body_end(std::uint64_t body, const delim_match& m) co
     return end;
 }
 
-delim_match parser::parse_message(std::uint32_t e) {
+delim_match parser::parse_message(std::uint32_t e, std::uint32_t depth) {
     auto& r = doc_.entities_[e];
     std::uint64_t body = r.body_begin;
     if (doc_.entities_.size() >= limits_.max_parts) {
@@ -658,16 +639,18 @@ delim_match parser::parse_message(std::uint32_t e) {
         return m;
     }
     r.kind = entity_kind::message;
-    std::uint32_t child = new_entity(e, body, r.depth + 1);
-    delim_match m = parse_entity(child, false);
+    std::uint32_t child = new_entity(e, body);
+    delim_match m = parse_entity(child, depth + 1, false);
     auto& c = doc_.entities_[child];
     doc_.entities_[e].body_end = m.found ? c.body_end : size_;
     return m;
 }
 
-delim_match parser::parse_multipart(std::uint32_t e) {
+delim_match parser::parse_multipart(std::uint32_t e, std::uint32_t depth) {
     std::uint64_t body = doc_.entities_[e].body_begin;
     doc_.entities_[e].kind = entity_kind::multipart;
+    doc_.entities_[e].multipart = static_cast<std::uint32_t>(doc_.multiparts_.size());
+    doc_.multiparts_.emplace_back();
     const bool digest = doc_.type_of(e).subtype == "digest";
     std::string boundary;
     if (auto b = doc_.type_of(e).param("boundary")) boundary = std::string(*b);
@@ -696,7 +679,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
         if (!boundary.empty() &&
             (doc_.entities_[e].encoding == transfer_encoding::base64 ||
              doc_.entities_[e].encoding == transfer_encoding::quoted_printable)) {
-            if (parse_decoded_body(e, body, m)) return m;
+            if (parse_decoded_body(e, depth, body, m)) return m;
         }
         std::string guess = guess_boundary(body, region_end);
         if (!guess.empty() && guess != boundary) {
@@ -711,8 +694,7 @@ delim_match parser::parse_multipart(std::uint32_t e) {
             if (!boundary.empty())
                 diag(severity::error, diag_code::boundary_not_found, e, body,
                      "boundary \"" + boundary + "\" never occurs in the body");
-            auto& r = doc_.entities_[e];
-            r.boundary = detail::entity_record::none;
+            mp(e).boundary.clear();
             // Salvage: a body that is itself one entity (headers first) becomes one part.
             std::uint64_t p = body;
             while (p < region_end && (data_[p] == '\r' || data_[p] == '\n')) ++p;
@@ -721,37 +703,37 @@ delim_match parser::parse_multipart(std::uint32_t e) {
                 doc_.entities_.size() < limits_.max_parts) {
                 diag(severity::ambiguous, diag_code::multipart_no_parts, e, p,
                      "multipart without any delimiter; its body is read as one body part");
-                std::uint32_t child = new_entity(e, p, r.depth + 1);
+                std::uint32_t child = new_entity(e, p);
                 doc_.entities_[child].delim_begin = p;
-                delim_match cm = parse_entity(child, digest);
+                delim_match cm = parse_entity(child, depth + 1, digest);
                 std::uint64_t cend = doc_.entities_[child].body_end;
-                auto& rr = doc_.entities_[e];
-                rr.close_begin = rr.close_end = cend;
-                rr.body_end = cm.found ? std::max(cm.begin, cend) : size_;
+                mp(e).close_begin = mp(e).close_end = cend;
+                doc_.entities_[e].body_end = cm.found ? std::max(cm.begin, cend) : size_;
                 return cm;
             }
             diag(severity::warning, diag_code::multipart_no_parts, e, body,
                  "multipart without body parts; the whole body is kept as its preamble");
             auto& rr = doc_.entities_[e];
             rr.body_end = outer.found ? std::max(outer.begin, body) : size_;
-            rr.close_begin = rr.close_end = rr.body_end;
+            mp(e).close_begin = mp(e).close_end = rr.body_end;
             return outer;
         }
     }
 
-    return parse_parts(e, body, m, digest);
+    return parse_parts(e, depth, body, m, digest);
 }
 
 // The body parts of multipart e, whose body starts at `body` and whose first delimiter is
 // m (its boundary is on top of the stack); pops the stack and returns the delimiter of an
 // enclosing multipart that ends e, if any.
-delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match m, bool digest) {
+delim_match parser::parse_parts(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
+                                delim_match m, bool digest) {
     // m is the first delimiter of this multipart; everything before it is the preamble.
     if (m.begin > body) near_miss(e, body, m.begin);
     const std::size_t mine = stack_.size() - 1;
     for (;;) {
         if (m.close) {
-            auto& r = doc_.entities_[e];
+            auto& r = mp(e);
             r.close_begin = m.begin;
             r.close_end = m.line_end;
             if (r.child_count == 0)
@@ -773,10 +755,8 @@ delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match
             }
             stack_.pop_back();
             delim_match outer = find_delimiter(m.begin, stack_.size());
-            auto& r = doc_.entities_[e];
-            r.close_begin = m.begin;
-            r.close_end = m.begin;
-            r.body_end = outer.found ? std::max(outer.begin, m.begin) : size_;
+            mp(e).close_begin = mp(e).close_end = m.begin;
+            doc_.entities_[e].body_end = outer.found ? std::max(outer.begin, m.begin) : size_;
             return outer;
         }
         // A delimiter line right after a delimiter line: RFC 2046's grammar derives no body
@@ -791,9 +771,9 @@ delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match
             child_begin = again.line_end;
             again = delim_match{};
         }
-        std::uint32_t child = new_entity(e, child_begin, doc_.entities_[e].depth + 1);
+        std::uint32_t child = new_entity(e, child_begin);
         doc_.entities_[child].delim_begin = m.begin;
-        delim_match next = parse_entity(child, digest);
+        delim_match next = parse_entity(child, depth + 1, digest);
         if (next.found && next.level == mine) {
             m = next;
             continue;
@@ -801,8 +781,8 @@ delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match
         // Ended by an enclosing boundary or by the end of the input: no close delimiter.
         auto& r = doc_.entities_[e];
         std::uint64_t end = doc_.entities_[child].body_end;
-        r.close_begin = end;
-        r.close_end = r.body_end = next.found ? end : size_;
+        mp(e).close_begin = end;
+        mp(e).close_end = r.body_end = next.found ? end : size_;
         if (next.found) {
             diag(severity::warning, diag_code::implicit_close_by_outer, e, next.begin,
                  "multipart ends at a delimiter of an enclosing multipart without its own close "
@@ -824,7 +804,8 @@ delim_match parser::parse_parts(std::uint32_t e, std::uint64_t body, delim_match
 // ordinary entities whose offsets address the decoded body (document::view), and e stays
 // an entity whose body (what serialize writes) is the encoded one. Returns false, with
 // nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise.
-bool parser::parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim_match& outer) {
+bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
+                                const delim_match& outer) {
     if (max_decoded_nesting_ == 0) return false;
     const std::uint64_t end = leaf_body_end(body, outer);
     const transfer_encoding enc = doc_.entities_[e].encoding;
@@ -890,7 +871,7 @@ bool parser::parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim
                     "; the offset is where that encoded body starts in the input]";
     ++decoded_nesting_;
     const bool digest = doc_.type_of(e).subtype == "digest";
-    parse_parts(e, 0, first, digest);  // pops e's frame
+    parse_parts(e, depth, 0, first, digest);  // pops e's frame
     --decoded_nesting_;
     decoded_note_ = std::move(saved_note);
     decoded_input_offset_ = saved_input_offset;
@@ -921,20 +902,23 @@ bool parser::parse_decoded_body(std::uint32_t e, std::uint64_t body, const delim
             i = std::max(skip_to, i + 1);
             continue;
         }
-        c.close_begin += base;
-        c.close_end += base;
+        if (c.multipart != detail::entity_record::none) {
+            mp(i).close_begin += base;
+            mp(i).close_end += base;
+        }
         ++i;
     }
     auto& r = doc_.entities_[e];
-    r.close_begin += base;
-    r.close_end += base;
+    mp(e).close_begin += base;
+    mp(e).close_end += base;
     r.body_begin = body;
     r.body_end = end;
     r.decoded_body = true;
     std::string msg = "no delimiter of boundary \"" + std::string(doc_.boundary_of(e)) +
                       "\" in the body as written; decoded the " + enc_name + " body (" +
                       std::to_string(seg_size) + " octets) and read " +
-                      std::to_string(r.child_count) + (r.child_count == 1 ? " part" : " parts") +
+                      std::to_string(mp(e).child_count) +
+                      (mp(e).child_count == 1 ? " part" : " parts") +
                       " from it (diagnostics inside the decoded body give this offset)";
     if (!st.clean()) msg += "; the encoding has errors (decode_to reports them)";
     diag(severity::warning, diag_code::multipart_body_decoded, e, body, std::move(msg));
@@ -1087,7 +1071,7 @@ bool parser::looks_like_header_line(std::uint64_t pos, std::uint64_t to) const {
     std::uint64_t le = std::min(line_end(pos, &next), to);
     std::string_view line(data_ + pos, le - pos);
     std::size_t n = 0;
-    while (n < line.size() && is_ftext(line[n])) ++n;
+    while (n < line.size() && detail::is_ftext(line[n])) ++n;
     if (n == 0 || n >= line.size() || line[n] != ':') return false;
     std::string_view name = line.substr(0, n);
     return name.size() > 8 && iequals(name.substr(0, 8), "Content-");

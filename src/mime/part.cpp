@@ -41,7 +41,10 @@ std::string part_view::path() const {
 }
 
 std::uint32_t part_view::depth() const noexcept {
-    return rec(doc_, index_).depth;
+    std::uint32_t d = 0;
+    for (auto i = rec(doc_, index_).parent; i != detail::entity_record::none; i = rec(doc_, i).parent)
+        ++d;
+    return d;
 }
 entity_kind part_view::kind() const noexcept {
     return rec(doc_, index_).kind;
@@ -57,13 +60,21 @@ transfer_encoding part_view::encoding() const noexcept {
     return rec(doc_, index_).encoding;
 }
 
-std::span<const header_field_view> part_view::headers() const noexcept {
-    const auto& r = rec(doc_, index_);
-    return {doc_->all_headers().data() + r.first_header, r.header_count};
+header_list document::headers_of(std::uint32_t i) const noexcept {
+    const auto& r = entities_[i];
+    std::uint32_t end =
+        i + 1 < entities_.size() ? entities_[i + 1].first_header
+                                 : static_cast<std::uint32_t>(fields_.size());
+    return {view(r.begin, r.body_begin).data(), fields_.data() + r.first_header,
+            end - r.first_header};
+}
+
+header_list part_view::headers() const noexcept {
+    return doc_->headers_of(index_);
 }
 
 std::optional<header_field_view> part_view::header(std::string_view name) const noexcept {
-    for (const header_field_view& f : headers())
+    for (header_field_view f : headers())
         if (f.is(name)) return f;
     return std::nullopt;
 }
@@ -130,7 +141,7 @@ std::string_view part_view::preamble() const noexcept {
     }
     std::uint64_t end = r.first_child != detail::entity_record::none
                             ? rec(doc_, r.first_child).delim_begin
-                            : r.close_begin;
+                            : doc_->multipart_of(index_).close_begin;
     return doc_->view(begin, end);
 }
 std::string_view part_view::epilogue() const noexcept {
@@ -142,7 +153,7 @@ std::string_view part_view::epilogue() const noexcept {
         if (b == nullptr) return {};
         end = b->base + b->bytes.size();
     }
-    return doc_->view(r.close_end, end);
+    return doc_->view(doc_->multipart_of(index_).close_end, end);
 }
 std::string_view part_view::boundary() const noexcept {
     return doc_->boundary_of(index_);
@@ -163,7 +174,9 @@ std::vector<part_view> part_view::children() const {
 }
 
 std::size_t part_view::child_count() const noexcept {
-    return rec(doc_, index_).child_count;
+    const auto& r = rec(doc_, index_);
+    if (r.multipart != detail::entity_record::none) return doc_->multipart_of(index_).child_count;
+    return r.first_child != detail::entity_record::none ? 1 : 0;  // a message's one entity
 }
 
 codec_status part_view::decode_to(std::string& out) const {

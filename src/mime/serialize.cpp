@@ -29,9 +29,10 @@ void write_entity(const document& d, std::uint32_t i, std::string& out) {
         pos = cr.body_end;
     }
     if (r.kind == entity_kind::multipart) {
-        put(pos, r.close_begin);
-        put(r.close_begin, r.close_end);  // close delimiter
-        pos = r.close_end;
+        const auto& m = d.multipart_of(i);
+        put(pos, m.close_begin);
+        put(m.close_begin, m.close_end);  // close delimiter
+        pos = m.close_end;
     }
     put(pos, r.body_end);  // epilogue
 }

@@ -41,9 +41,10 @@ inline void write_body(const mime::document& d, std::uint32_t i, std::string& ou
         pos = cr.body_end;
     }
     if (r.kind == mime::entity_kind::multipart) {
-        out += d.view(pos, r.close_begin);
-        out += d.view(r.close_begin, r.close_end);
-        pos = r.close_end;
+        const auto& m = d.multipart_of(i);
+        out += d.view(pos, m.close_begin);
+        out += d.view(m.close_begin, m.close_end);
+        pos = m.close_end;
     }
     out += d.view(pos, end);
 }

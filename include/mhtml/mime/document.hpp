@@ -29,25 +29,34 @@ struct parse_options {
 namespace detail {
 // One entity as offsets into the input. Every range is half-open. A multipart's body is
 // [body_begin, body_end) = preamble, then per child its delimiter [delim_begin, child.begin)
-// and the child, then the close delimiter [close_begin, close_end), then the epilogue
-// [close_end, body_end).
+// and the child, then the close delimiter [close_begin, close_end) of its multipart_record,
+// then the epilogue [close_end, body_end). 64 bytes: on archives of 100,000 small parts the
+// tables are what the parser writes most, and memory touched for the first time is dear.
 struct entity_record {
     static constexpr std::uint32_t none = 0xffffffffu;
     std::uint64_t begin = 0, body_begin = 0, body_end = 0;
-    std::uint64_t delim_begin = 0;                 // body part: start of the delimiter before it
-    std::uint64_t close_begin = 0, close_end = 0;  // multipart: close delimiter (empty if missing)
-    std::uint32_t parent = none, first_child = none, last_child = none, next_sibling = none;
-    std::uint32_t child_count = 0, number = 0;  // number: 1-based position among siblings
-    std::uint32_t first_header = 0, header_count = 0;
-    std::uint32_t depth = 0;
+    std::uint64_t delim_begin = 0;  // body part: start of the delimiter before it
+    std::uint32_t parent = none, first_child = none, next_sibling = none;
+    std::uint32_t number = 0;  // 1-based position among siblings
+    // Its header fields are the document's field records [first_header, the next entity's
+    // first_header): each entity's header block is read before the next entity is made.
+    std::uint32_t first_header = 0;
+    std::uint32_t type = 0;          // index into the document's distinct content types
+    std::uint32_t multipart = none;  // multipart: index into the document's multipart table
     entity_kind kind = entity_kind::leaf;
     transfer_encoding encoding = transfer_encoding::seven_bit;
     bool has_content_type = false;
     // A multipart read from its decoded body (REL-2.2 salvage): begin, body_begin, body_end
     // and delim_begin are in the space of its container as usual (its body is the encoded
-    // one), while close_begin, close_end and its children address its decoded body.
+    // one), while its close delimiter and its children address its decoded body.
     bool decoded_body = false;
-    std::uint32_t boundary = none;  // multipart: index into document's boundary table
+};
+
+// What only a multipart has.
+struct multipart_record {
+    std::uint64_t close_begin = 0, close_end = 0;  // close delimiter (empty if missing)
+    std::uint32_t last_child = entity_record::none, child_count = 0;
+    std::string boundary;  // in use: declared or found by salvage; "" if none
 };
 
 // The body of a base64 or quoted-printable multipart, decoded because the body as written
@@ -114,13 +123,20 @@ public:
 
     // Internal representation, used by part_view and the serializer.
     const detail::entity_record& record(std::uint32_t i) const noexcept { return entities_[i]; }
-    const content_type& type_of(std::uint32_t i) const noexcept { return types_[type_index_[i]]; }
-    const std::vector<header_field_view>& all_headers() const noexcept { return headers_; }
+    /// The multipart table entry of a multipart entity; an empty one for any other.
+    const detail::multipart_record& multipart_of(std::uint32_t i) const noexcept {
+        static const detail::multipart_record no_multipart;
+        auto m = entities_[i].multipart;
+        return m == detail::entity_record::none ? no_multipart : multiparts_[m];
+    }
+    const content_type& type_of(std::uint32_t i) const noexcept {
+        return types_[entities_[i].type];
+    }
+    /// The header fields of entity i.
+    header_list headers_of(std::uint32_t i) const noexcept;
     /// The boundary a multipart uses ("" if none).
     std::string_view boundary_of(std::uint32_t i) const noexcept {
-        auto b = entities_[i].boundary;
-        return b == detail::entity_record::none ? std::string_view{}
-                                                : std::string_view(boundaries_[b]);
+        return multipart_of(i).boundary;
     }
 
 private:
@@ -129,10 +145,9 @@ private:
     input_buffer input_;
     std::string_view bytes_;
     std::vector<detail::entity_record> entities_;
-    std::vector<content_type> types_;        // distinct content types, parsed once each
-    std::vector<std::uint32_t> type_index_;  // per entity: its type in types_
-    std::vector<header_field_view> headers_;
-    std::vector<std::string> boundaries_;  // only multiparts have one; entity_record stays small
+    std::vector<content_type> types_;  // distinct content types, parsed once each
+    std::vector<detail::field_record> fields_;
+    std::vector<detail::multipart_record> multiparts_;  // entity_record stays small
     std::vector<diagnostic> diagnostics_;
     // Decoded bodies (REL-2.2 salvage), by increasing base. Each is allocated once, so
     // header views into it stay valid however the vector grows or the document moves.

@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,7 +44,7 @@ public:
     bool has_content_type() const noexcept;
     transfer_encoding encoding() const noexcept;
 
-    std::span<const header_field_view> headers() const noexcept;
+    header_list headers() const noexcept;
     /// The first field of that name (case-insensitive), if any.
     std::optional<header_field_view> header(std::string_view name) const noexcept;
     /// Content-ID without angle brackets (brackets are optional on input).
