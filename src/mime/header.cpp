@@ -33,24 +33,14 @@ std::string unfold(std::string_view v) {
     return out.substr(b, e - b);
 }
 
-header_field_view::header_field_view(std::string_view raw) noexcept
-    : data_(raw.data()), raw_size_(static_cast<std::uint32_t>(raw.size())) {
+header_field_view::header_field_view(std::string_view raw) noexcept {
     // The parser's reading (parser::parse_headers): the name is the run of ftext, white
     // space may follow it (RFC 5322 §4.5.1), then the colon; the value runs to the final
     // line end, which is CRLF, LF or CR (a CR inside would have ended the line).
     std::size_t n = detail::ftext_run(raw);
     std::size_t colon = n;
     while (colon < raw.size() && is_wsp(raw[colon])) ++colon;
-    std::size_t value = colon < raw.size() ? colon + 1 : raw.size();
-    std::size_t end = raw.size();
-    if (end >= value + 2 && raw[end - 2] == '\r' && raw[end - 1] == '\n') {
-        end -= 2;
-    } else if (end > value && (raw[end - 1] == '\n' || raw[end - 1] == '\r')) {
-        end -= 1;
-    }
-    name_size_ = static_cast<std::uint32_t>(n);
-    value_offset_ = static_cast<std::uint32_t>(value);
-    value_size_ = static_cast<std::uint32_t>(end - value);
+    *this = header_field_view(raw, n, colon < raw.size() ? colon + 1 : raw.size());
 }
 
 std::string header_field_view::value() const {

@@ -120,6 +120,12 @@ private:
     }
     void set_boundary(std::uint32_t e, const std::string& b) { mp(e).boundary = b; }
     std::uint64_t line_end(std::uint64_t pos, std::uint64_t* next, unsigned* odd = nullptr) const;
+    // The fields of the header block just read: what parse_headers found of each, so that
+    // interpret_headers need not find it again.
+    struct field_shape {
+        std::uint32_t name_size, value_offset;
+    };
+    std::vector<field_shape> shapes_;
 
     document& doc_;
     parse_limits limits_;
@@ -318,6 +324,7 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
     auto& hdrs = doc_.fields_;
     const std::uint64_t begin = doc_.entities_[e].begin;
     const auto first = static_cast<std::uint32_t>(hdrs.size());
+    shapes_.clear();
     // Field records count from `begin` in 32 bits.
     const std::uint64_t block_limit =
         std::min<std::uint64_t>(limits_.max_header_block, header_field_view::max_size);
@@ -450,6 +457,8 @@ std::uint64_t parser::parse_headers(std::uint32_t e) {
                 // header_field_view(raw) finds the name and value again as done here.
                 hdrs.push_back({static_cast<std::uint32_t>(pos - begin),
                                 static_cast<std::uint32_t>(next - pos)});
+                shapes_.push_back({static_cast<std::uint32_t>(n),
+                                   static_cast<std::uint32_t>(colon + 1)});
             }
         }
         pos = next;
@@ -478,12 +487,14 @@ std::uint32_t parser::add_type(content_type ct) {
 void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     auto& r = doc_.entities_[e];
     // e's fields are the last ones; offsets are local to the buffer being parsed.
-    header_list hs(data_ + r.begin, doc_.fields_.data() + r.first_header,
-                   doc_.fields_.size() - r.first_header);
+    const detail::field_record* records = doc_.fields_.data() + r.first_header;
     bool have_ct = false, have_cte = false;
-    for (const header_field_view f : hs) {
+    for (std::size_t k = 0; k < shapes_.size(); ++k) {
         // Only two fields matter here; their lengths filter the rest cheaply.
-        if (f.name().size() != 12 && f.name().size() != 25) continue;
+        const field_shape shape = shapes_[k];
+        if (shape.name_size != 12 && shape.name_size != 25) continue;
+        const header_field_view f(std::string_view(data_ + r.begin + records[k].offset, records[k].size),
+                                  shape.name_size, shape.value_offset);
         if (f.is("Content-Type")) {
             if (have_ct) {
                 diag(severity::warning, diag_code::duplicate_field, e,

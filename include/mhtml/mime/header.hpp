@@ -23,6 +23,22 @@ public:
     /// `raw`: one whole field as the parser delimits it (name, optional white space, colon,
     /// value, folded lines, the final line end if any).
     explicit header_field_view(std::string_view raw) noexcept;
+    /// The same, for a caller that has found the name's length and where the value starts
+    /// (one past the colon) already.
+    header_field_view(std::string_view raw, std::size_t name_size,
+                      std::size_t value_offset) noexcept
+        : data_(raw.data()),
+          raw_size_(static_cast<std::uint32_t>(raw.size())),
+          name_size_(static_cast<std::uint32_t>(name_size)),
+          value_offset_(static_cast<std::uint32_t>(value_offset)) {
+        std::size_t end = raw.size();
+        if (end >= value_offset + 2 && raw[end - 2] == '\r' && raw[end - 1] == '\n') {
+            end -= 2;
+        } else if (end > value_offset && (raw[end - 1] == '\n' || raw[end - 1] == '\r')) {
+            end -= 1;
+        }
+        value_size_ = static_cast<std::uint32_t>(end - value_offset);
+    }
 
     /// The whole field: name, colon, value, folding, final line end.
     std::string_view raw() const noexcept { return {data_, raw_size_}; }
