@@ -42,7 +42,8 @@ std::string part_view::path() const {
 
 std::uint32_t part_view::depth() const noexcept {
     std::uint32_t d = 0;
-    for (auto i = rec(doc_, index_).parent; i != detail::entity_record::none; i = rec(doc_, i).parent)
+    for (auto i = rec(doc_, index_).parent; i != detail::entity_record::none;
+         i = rec(doc_, i).parent)
         ++d;
     return d;
 }
@@ -62,9 +63,8 @@ transfer_encoding part_view::encoding() const noexcept {
 
 header_list document::headers_of(std::uint32_t i) const noexcept {
     const auto& r = entities_[i];
-    std::uint32_t end =
-        i + 1 < entities_.size() ? entities_[i + 1].first_header
-                                 : static_cast<std::uint32_t>(fields_.size());
+    std::uint32_t end = i + 1 < entities_.size() ? entities_[i + 1].first_header
+                                                 : static_cast<std::uint32_t>(fields_.size());
     return {view(r.begin, r.body_begin).data(), fields_.data() + r.first_header,
             end - r.first_header};
 }

@@ -36,6 +36,7 @@ public:
     void reset() noexcept { *this = base64_decoder{}; }
 
 private:
+    friend codec_status base64_decode(std::string_view in, std::string& out);
     void octet(std::uint8_t c, std::uint64_t offset, std::uint8_t*& o) noexcept;
 
     std::uint32_t bits_ = 0;        // pending sextets, most significant first

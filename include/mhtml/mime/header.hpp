@@ -92,9 +92,17 @@ public:
             return make(base_, at_[n]);
         }
         iterator& operator++() noexcept { return ++at_, *this; }
-        iterator operator++(int) noexcept { auto t = *this; ++at_; return t; }
+        iterator operator++(int) noexcept {
+            auto t = *this;
+            ++at_;
+            return t;
+        }
         iterator& operator--() noexcept { return --at_, *this; }
-        iterator operator--(int) noexcept { auto t = *this; --at_; return t; }
+        iterator operator--(int) noexcept {
+            auto t = *this;
+            --at_;
+            return t;
+        }
         iterator& operator+=(difference_type n) noexcept { return at_ += n, *this; }
         iterator& operator-=(difference_type n) noexcept { return at_ -= n, *this; }
         friend iterator operator+(iterator i, difference_type n) noexcept { return i += n; }
