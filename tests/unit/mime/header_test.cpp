@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "mhtml/mime/document.hpp"
 
 namespace mhtml::mime {
@@ -50,6 +55,41 @@ TEST(Header, ObsoleteWhitespaceBeforeColon_Rfc5322_4_5) {
     EXPECT_EQ(doc.root().content_type().essence(), "text/html");
     ASSERT_EQ(doc.root().headers().size(), 1u);
     EXPECT_EQ(doc.root().headers()[0].name(), "Content-Type");
+}
+
+// The document keeps 8 bytes per field and makes each header_field_view from them when asked:
+// name, value and raw bytes come out as the parser read them, whatever the line ends.
+TEST(Header, ViewsMadeFromFieldRecordsReadAsTheParserDid) {
+    std::string in =
+        "A: 1\r\nB :\tlf\nC: cr\rD:\r\n :E\r\n\tmore\r\n: empty name\r\nF: last  \r\n\r\nbody";
+    auto doc = document::parse(in);
+    auto hs = doc.root().headers();
+    ASSERT_EQ(hs.size(), 6u);
+    std::vector<std::pair<std::string, std::string>> got;
+    for (header_field_view f : hs)
+        got.emplace_back(std::string(f.name()), std::string(f.raw_value()));
+    const std::vector<std::pair<std::string, std::string>> want = {
+        {"A", " 1"}, {"B", "\tlf"}, {"C", " cr"}, {"D", ""}, {"", " empty name"}, {"F", " last  "}};
+    // D's continuation " :E" folds into it; the raw value keeps the folding.
+    EXPECT_EQ(hs[3].raw(), "D:\r\n :E\r\n\tmore\r\n");
+    EXPECT_EQ(hs[3].raw_value(), "\r\n :E\r\n\tmore");
+    EXPECT_EQ(hs[3].value(), ":E\tmore");
+    got[3].second = "";
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(hs[1].raw(), "B :\tlf\n");
+    EXPECT_EQ(hs[2].raw(), "C: cr\r");
+    EXPECT_EQ(hs.back().value(), "last");
+    EXPECT_EQ(hs.end() - hs.begin(), 6);
+    EXPECT_EQ((*(hs.begin() + 2)).name(), "C");
+    EXPECT_EQ(hs.begin()[4].name(), "");
+    EXPECT_EQ((*std::prev(hs.end())).name(), "F");
+}
+
+TEST(Header, AFieldEndingTheInputHasNoLineEnd) {
+    auto doc = document::parse("X-Last: at the end");
+    ASSERT_EQ(doc.root().headers().size(), 1u);
+    EXPECT_EQ(doc.root().headers()[0].raw(), "X-Last: at the end");
+    EXPECT_EQ(doc.root().headers()[0].raw_value(), " at the end");
 }
 
 }  // namespace
