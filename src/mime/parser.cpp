@@ -556,11 +556,14 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
             } else {
                 r.has_content_type = true;
             }
-            each_parameter_issue(is, [&](severity sev, diag_code code, std::string_view what) {
-                std::string message = "Content-Type ";
-                message += what;
-                diag(sev, code, e, off, std::move(message));
-            });
+            // Only when there is something to say: the std::function costs an allocation.
+            if (is.any()) {
+                each_parameter_issue(is, [&](severity sev, diag_code code, std::string_view what) {
+                    std::string message = "Content-Type ";
+                    message += what;
+                    diag(sev, code, e, off, std::move(message));
+                });
+            }
         } else if (f.is("Content-Transfer-Encoding")) {
             if (have_cte) continue;
             have_cte = true;
