@@ -44,6 +44,7 @@ public:
     bool has_content_type() const noexcept;
     transfer_encoding encoding() const noexcept;
 
+    /// The header fields in order, repeated ones included (a range of header_field_view).
     header_list headers() const noexcept;
     /// The first field of that name (case-insensitive), if any.
     std::optional<header_field_view> header(std::string_view name) const noexcept;
