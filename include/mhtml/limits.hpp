@@ -13,6 +13,7 @@ struct parse_limits {
     std::size_t max_depth = 100;
     /// Bytes of one header block that are interpreted; the rest of an over-long block is
     /// kept as raw bytes of the block but not parsed into fields (`header_block_limit`).
+    /// Values above 4 GiB - 1 act as 4 GiB - 1: fields are recorded by 32-bit offsets.
     std::size_t max_header_block = 1u << 20;
     /// Fields interpreted per header block (`header_count_limit`).
     std::size_t max_header_fields = 10'000;

@@ -393,11 +393,12 @@ std::vector<finding> checker::run() {
 }
 
 void checker::check_heading(const mime::part_view& p) {
-    const mime::header_field_view* first_location = nullptr;
-    for (const mime::header_field_view& f : p.headers()) {
+    // A copy: header_list makes each view on the fly, so no address of one outlives its step.
+    std::optional<mime::header_field_view> first_location;
+    for (const mime::header_field_view f : p.headers()) {
         if (f.is("Content-Location")) {
             if (!first_location) {
-                first_location = &f;
+                first_location = f;
             } else {
                 // MHT-4.2.5: at most one Content-Location per heading.
                 add("MHT-4.2.5", finding_level::error, "multiple_content_location", p.path(),

@@ -778,7 +778,11 @@ Content-Location: http://e.example/other
     ASSERT_EQ(findings.size(), 2u);
     EXPECT_EQ(findings[0].code, "multiple_content_location");
     EXPECT_EQ(findings[0].offset, text.find("Content-Location: http://e.example/other"));
-    EXPECT_NE(findings[0].message.find("http://e.example/other"), std::string::npos);
+    EXPECT_NE(findings[0].message.find("(http://e.example/other) in one heading"),
+              std::string::npos);
+    // The first field is named as the one readers use.
+    EXPECT_NE(findings[0].message.find("with the first (http://e.example/)"), std::string::npos)
+        << findings[0].message;
     EXPECT_EQ(findings[1].code, "resource_not_in_archive");
     EXPECT_EQ(findings[1].offset, text.find("http://e.example/missing.gif"));
     EXPECT_NE(findings[1].message.find("http://e.example/missing.gif"), std::string::npos);

@@ -78,16 +78,23 @@ public:
 
     class iterator {
     public:
-        using iterator_category = std::random_access_iterator_tag;
+        // Views are made on the fly (so do not keep the address of one past its step): a
+        // random-access range for C++20, an input iterator for the older requirements.
+        using iterator_concept = std::random_access_iterator_tag;
+        using iterator_category = std::input_iterator_tag;
         using value_type = header_field_view;
         using difference_type = std::ptrdiff_t;
-        using pointer = void;
         using reference = header_field_view;
+        struct pointer {
+            header_field_view view;
+            const header_field_view* operator->() const noexcept { return &view; }
+        };
 
         iterator() = default;
         iterator(const char* base, const detail::field_record* at) noexcept
             : base_(base), at_(at) {}
         header_field_view operator*() const noexcept { return make(base_, *at_); }
+        pointer operator->() const noexcept { return {**this}; }
         header_field_view operator[](difference_type n) const noexcept {
             return make(base_, at_[n]);
         }

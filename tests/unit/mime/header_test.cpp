@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <ranges>
 #include <string>
 #include <utility>
 #include <vector>
@@ -80,9 +81,11 @@ TEST(Header, ViewsMadeFromFieldRecordsReadAsTheParserDid) {
     EXPECT_EQ(hs[2].raw(), "C: cr\r");
     EXPECT_EQ(hs.back().value(), "last");
     EXPECT_EQ(hs.end() - hs.begin(), 6);
-    EXPECT_EQ((*(hs.begin() + 2)).name(), "C");
+    EXPECT_EQ((hs.begin() + 2)->name(), "C");
     EXPECT_EQ(hs.begin()[4].name(), "");
-    EXPECT_EQ((*std::prev(hs.end())).name(), "F");
+    EXPECT_EQ(std::ranges::prev(hs.end())->name(), "F");
+    static_assert(std::random_access_iterator<header_list::iterator>);
+    static_assert(std::ranges::random_access_range<header_list>);
 }
 
 TEST(Header, AFieldEndingTheInputHasNoLineEnd) {
