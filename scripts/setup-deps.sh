@@ -15,7 +15,7 @@ packages=(
   nlohmann-json3-dev                                      # JSON reader for the spec vectors in tests
   libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
   python3                                                 # Python's email package: reference reader in tests
-  chromium fonts-liberation fonts-dejavu-core             # headless Chromium and its fonts: tests/browser
+  chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser
 )
 if [ "${1:-}" = "--bench" ]; then
   packages+=(time libgmime-3.0-dev libmimetic-dev libvmime-dev libgumbo-dev)

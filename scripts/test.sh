@@ -7,14 +7,31 @@
 #   3. libFuzzer targets (clang, ASan+UBSan), each run for a bounded time over its seeds
 #   4. install into a temporary prefix; a consumer project finds it with find_package(mhtml)
 #      and with pkg-config, builds and runs
-# Environment: FUZZ_SECONDS (default 20) per fuzzer; JOBS (default: nproc).
+# Environment: FUZZ_SECONDS (default 20) per fuzzer; JOBS (default: nproc); REPEAT (default
+# 1): how many times the browser tests render each page (tests/browser/views_test.py).
+# The time each stage took is printed at the end, and on failure up to the failing stage.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-$(nproc)}
 fuzz_seconds=${FUZZ_SECONDS:-20}
-bash "$root/scripts/setup-deps.sh"
 
-step() { printf '\n=== %s\n' "$*"; }
+stage="" stage_start=$SECONDS timings=()
+end_stage() {
+  [ -n "$stage" ] && timings+=("$(printf '%6d s  %s' $((SECONDS - stage_start)) "$stage")")
+  stage=""
+}
+step() { end_stage; stage=$*; stage_start=$SECONDS; printf '\n=== %s\n' "$*"; }
+report_times() {
+  local status=$?
+  end_stage
+  printf '\n=== Time per stage%s\n' "$([ "$status" -eq 0 ] || echo ", up to the one that failed")"
+  printf '%s\n' "${timings[@]}"
+  printf '%6d s  in all\n' "$SECONDS"
+}
+trap report_times EXIT
+
+step "Packages (scripts/setup-deps.sh)"
+bash "$root/scripts/setup-deps.sh"
 
 step "Release build (GCC)"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
@@ -59,7 +76,7 @@ echo "fuzz: $fuzz_pass passed, $fuzz_fail failed"
 
 step "Install and consume (find_package and pkg-config)"
 prefix=$(mktemp -d)
-trap 'rm -rf "$prefix"' EXIT
+trap 'status=$?; rm -rf "$prefix"; (exit $status); report_times' EXIT
 cmake --install "$root/build/release" --prefix "$prefix" >/dev/null
 # A fresh consumer build each time: a cached mhtml_DIR would find an older install.
 rm -rf "$root/build/install-consumer"
@@ -73,4 +90,5 @@ g++ -o "$root/build/install-consumer/consumer_pc" "$root/tests/install/consumer.
 "$prefix/bin/mhtml" --version
 rm -rf "$prefix"
 
-step "All tests passed"
+end_stage
+printf '\n=== All tests passed\n'

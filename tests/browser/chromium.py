@@ -11,14 +11,18 @@ API
     ends it and removes the profile. Every wait has a timeout; failures raise ``BrowserError``,
     whose message ends with the tail of Chromium's stderr.
 
-``Browser.render(url, *, scripts=False, full_page=True, timeout=30, evaluate=None) -> Rendering``
+``Browser.render(url, *, scripts=False, full_page=True, timeout=30, evaluate=None,
+fonts=False) -> Rendering``
     Opens ``url`` (file:// or loopback only) in a fresh tab: page scripts disabled unless
     ``scripts`` (Chromium never runs the scripts of an MHTML archive anyway), a ``width`` x
     ``height`` viewport at device scale factor 1, hidden scrollbars, prefers-reduced-motion,
-    CSS animations frozen at their start, no text caret. Waits for the load event, then for
+    CSS animations frozen at their start, animated images on their first frame, no text
+    caret, only the fonts of ``PINNED_FONTS``. Waits for the load event, then for
     ``NETWORK_IDLE_SECONDS`` without a request in flight, then for ``document.fonts.ready``,
-    and takes a PNG screenshot ``width`` wide and, with ``full_page``, as high as the document
-    (at least ``height``, at most ``MAX_HEIGHT``), else ``height`` high.
+    and takes PNG screenshots ``width`` wide and, with ``full_page``, as high as the document
+    (at least ``height``, at most ``MAX_HEIGHT``), else ``height`` high, ``SETTLE_SECONDS``
+    apart until two in a row are the same (at most ``SETTLE_SHOTS``, else BrowserError:
+    the page "kept changing").
 
 ``Rendering``
     ``png``: the screenshot (bytes).
@@ -33,6 +37,9 @@ API
     ``console``: console calls and browser log entries, as "level: text".
     ``evaluated``: with ``evaluate`` (a JavaScript expression), its value (returnByValue),
     computed by DevTools just before the screenshot (it works with page scripts disabled).
+    ``shots``: how many screenshots it took to get two the same (2 for a still page).
+    ``fonts``: with ``fonts=True``, the family names of the system fonts that drew the
+    text of the page's own document (CSS.getPlatformFontsForNode).
 
 ``decode_png(data) -> (width, height, rows)``
     8-bit greyscale, grey+alpha, RGB or RGBA, non-interlaced, all five filter types; ``rows``
@@ -87,6 +94,37 @@ from dataclasses import dataclass, field
 MAX_HEIGHT = 16384  # tallest full-page screenshot (pixels)
 NETWORK_IDLE_SECONDS = 0.5
 NO_CARET = "*, *::before, *::after { caret-color: transparent !important; }"
+# A screenshot counts once the next one, SETTLE_SECONDS later, has the same pixels; at most
+# SETTLE_SHOTS screenshots are taken before render() gives up on a page that keeps changing.
+SETTLE_SECONDS = 0.3
+SETTLE_SHOTS = 6
+
+# The only fonts Chromium sees: those of the two packages that scripts/setup-deps.sh
+# installs, whatever else a machine has (fonts-dejavu-extra, Noto, a user's ~/.fonts), and
+# the rendering rules of Debian's fontconfig-config and fonts-dejavu-core, without the
+# per-user and per-machine files (50-user.conf, 51-local.conf).
+PINNED_FONTS = {
+    "/usr/share/fonts/truetype/dejavu": [  # fonts-dejavu-core
+        f"DejaVu{family}{style}.ttf" for family in ("Sans", "SansMono", "Serif")
+        for style in ("", "-Bold")],
+    "/usr/share/fonts/truetype/liberation": [  # fonts-liberation
+        f"Liberation{family}-{style}.ttf" for family in ("Mono", "Sans", "SansNarrow", "Serif")
+        for style in ("Regular", "Bold", "Italic", "BoldItalic")],
+}
+FONT_RULES = [
+    "/usr/share/fontconfig/conf.avail/" + name for name in (
+        "10-hinting-slight.conf", "10-scale-bitmap-fonts.conf", "10-yes-antialias.conf",
+        "11-lcdfilter-default.conf", "20-unhint-small-vera.conf", "30-metric-aliases.conf",
+        "40-nonlatin.conf", "45-generic.conf", "45-latin.conf", "48-spacing.conf",
+        "49-sansserif.conf", "60-generic.conf", "60-latin.conf", "65-nonlatin.conf",
+        "69-unifont.conf", "70-no-bitmaps.conf", "80-delicious.conf", "90-synthetic.conf")
+] + [
+    f"/etc/fonts/conf.avail/{n}-dejavu-{f}.conf" for n, fs in (
+        ("20-unhint-small", ("sans", "sans-mono", "serif", "lgc-sans", "lgc-sans-mono",
+                             "lgc-serif")),
+        ("57", ("sans", "sans-mono", "serif")),
+        ("58", ("lgc-sans", "lgc-sans-mono", "lgc-serif"))) for f in fs
+]
 
 
 class BrowserError(RuntimeError):
@@ -103,6 +141,8 @@ class Rendering:
     console: list[str] = field(default_factory=list)
     data_urls: int = 0
     evaluated: object = None  # the value of render(evaluate=...), taken before the screenshot
+    shots: int = 0  # screenshots taken until two in a row were the same
+    fonts: list[str] = field(default_factory=list)  # with render(fonts=True)
 
 
 def find_chromium() -> str:
@@ -111,6 +151,33 @@ def find_chromium() -> str:
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise BrowserError("no Chromium: install Debian's chromium package or set MHTML_CHROMIUM")
+
+
+def pinned_fontconfig(folder: str) -> str:
+    """Writes a fontconfig configuration that offers Chromium only PINNED_FONTS (symbolic
+    links in folder/fonts) under FONT_RULES, with its own cache; returns its path."""
+    fonts = os.path.join(folder, "fonts")
+    os.makedirs(fonts)
+    missing = []
+    for directory, names in PINNED_FONTS.items():
+        for name in names:
+            path = os.path.join(directory, name)
+            if os.path.exists(path):
+                os.symlink(path, os.path.join(fonts, name))
+            else:
+                missing.append(path)
+    missing += [rule for rule in FONT_RULES if not os.path.exists(rule)]
+    if missing:
+        raise BrowserError(f"missing {', '.join(missing)}: install fonts-liberation, "
+                           "fonts-dejavu-core and fontconfig (scripts/setup-deps.sh)")
+    config = os.path.join(folder, "fonts.conf")
+    with open(config, "w") as f:
+        f.write('<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n'
+                f"<fontconfig>\n  <dir>{fonts}</dir>\n"
+                f"  <cachedir>{os.path.join(folder, 'fontcache')}</cachedir>\n")
+        f.writelines(f"  <include>{rule}</include>\n" for rule in FONT_RULES)
+        f.write("</fontconfig>\n")
+    return config
 
 
 class Browser:
@@ -138,6 +205,9 @@ class Browser:
             "--user-data-dir=" + os.path.join(self._profile, "profile"),
             "--remote-debugging-pipe",
             f"--window-size={self.width},{self.height}",
+            # Animated GIF, WebP and APNG images stay on their first frame (ImageAnimationPolicy
+            # kNoAnimation), as CSS animations do (Animation.setPlaybackRate in render()).
+            "--blink-settings=imageAnimationPolicy=2",
             # Safety net: no host name or IP literal resolves but localhost and 127.0.0.1.
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
             "about:blank",
@@ -158,7 +228,8 @@ class Browser:
                    (os.POSIX_SPAWN_DUP2, child_r, 3),
                    (os.POSIX_SPAWN_DUP2, child_w, 4)]
         try:  # setsid: Chromium and its helpers get a process group of their own
-            self._pid = os.posix_spawn(binary, [binary, *flags], os.environ,
+            environment = dict(os.environ, FONTCONFIG_FILE=pinned_fontconfig(self._profile))
+            self._pid = os.posix_spawn(binary, [binary, *flags], environment,
                                        file_actions=actions, setsid=True)
         finally:
             os.close(child_r)
@@ -240,7 +311,8 @@ class Browser:
     # -- rendering ----------------------------------------------------------------------------
 
     def render(self, url: str, *, scripts: bool = False, full_page: bool = True,
-               timeout: float = 30, evaluate: str | None = None) -> Rendering:
+               timeout: float = 30, evaluate: str | None = None,
+               fonts: bool = False) -> Rendering:
         deadline = time.monotonic() + timeout
 
         def left() -> float:
@@ -321,23 +393,30 @@ class Browser:
             if fonts.get("result", {}).get("value") != "loaded":
                 raise self._error(f"document.fonts.ready: {fonts}")
             self._hide_caret(session, left())
-            if evaluate:  # a JSON-able value the test wants from the page as it is shown
-                value = self.call("Runtime.evaluate", {
-                    "expression": evaluate, "returnByValue": True}, session, timeout=left())
-                if "exceptionDetails" in value:
-                    raise self._error(f"evaluate: {value['exceptionDetails']}")
-                result.evaluated = value.get("result", {}).get("value")
-
-            height = self.height
-            if full_page:
-                content = self.call("Page.getLayoutMetrics", None, session,
-                                    timeout=left())["cssContentSize"]["height"]
-                height = min(MAX_HEIGHT, max(self.height, math.ceil(content)))
-            shot = self.call("Page.captureScreenshot", {
-                "format": "png", "captureBeyondViewport": full_page,
-                "clip": {"x": 0, "y": 0, "width": self.width, "height": height, "scale": 1}},
-                session, timeout=left())
-            result.png = base64.b64decode(shot["data"])
+            # Screenshots until two in a row, SETTLE_SECONDS apart, are the same: whatever
+            # still changes the page (a late decode, a font, a frame) shows up as a difference.
+            previous = None
+            while True:
+                if evaluate:  # a JSON-able value the test wants from the page as it is shown
+                    value = self.call("Runtime.evaluate", {
+                        "expression": evaluate, "returnByValue": True}, session, timeout=left())
+                    if "exceptionDetails" in value:
+                        raise self._error(f"evaluate: {value['exceptionDetails']}")
+                    result.evaluated = value.get("result", {}).get("value")
+                result.png = self._screenshot(session, full_page, left())
+                result.shots += 1
+                if result.png == previous:
+                    break
+                if result.shots >= SETTLE_SHOTS:
+                    change = compare_png(previous, result.png)
+                    raise self._error(f"{url} kept changing: {result.shots} screenshots "
+                                      f"{SETTLE_SECONDS} s apart, the last two differ in "
+                                      f"{change.differing_pixels} pixels in {change.bbox}")
+                previous = result.png
+                end = time.monotonic() + min(SETTLE_SECONDS, left())
+                self.wait_until(lambda: time.monotonic() >= end, left() + 1, "a pause")
+            if fonts:
+                result.fonts = self._platform_fonts(session, left())
             for urls, _, cached in requests.values():
                 for url_ in urls:
                     if cached:
@@ -355,6 +434,31 @@ class Browser:
                 self.call("Target.closeTarget", {"targetId": target}, timeout=5)
             except BrowserError:
                 pass
+
+    def _platform_fonts(self, session: str, timeout: float) -> list[str]:
+        """The family names of the system fonts that drew the text of the page's own
+        document (CSS.getPlatformFontsForNode over every element)."""
+        root = self.call("DOM.getDocument", {"depth": 0}, session, timeout=timeout)["root"]
+        nodes = self.call("DOM.querySelectorAll", {"nodeId": root["nodeId"], "selector": "*"},
+                          session, timeout=timeout)["nodeIds"]
+        families = set()
+        for node in nodes:
+            used = self.call("CSS.getPlatformFontsForNode", {"nodeId": node}, session,
+                             timeout=timeout)["fonts"]
+            families.update(f["familyName"] for f in used if not f.get("isCustomFont"))
+        return sorted(families)
+
+    def _screenshot(self, session: str, full_page: bool, timeout: float) -> bytes:
+        height = self.height
+        if full_page:
+            content = self.call("Page.getLayoutMetrics", None, session,
+                                timeout=timeout)["cssContentSize"]["height"]
+            height = min(MAX_HEIGHT, max(self.height, math.ceil(content)))
+        shot = self.call("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": full_page,
+            "clip": {"x": 0, "y": 0, "width": self.width, "height": height, "scale": 1}},
+            session, timeout=timeout)
+        return base64.b64decode(shot["data"])
 
     def _session_setup(self, scripts: bool, top_level: bool) -> list[tuple[str, dict | None]]:
         """Commands that make a page's session, or a frame's in another process, observable

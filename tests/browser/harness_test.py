@@ -28,6 +28,29 @@ def solid(width, height, rgba):
     return [rgba * width for _ in range(height)]
 
 
+def gif(width, height, frames):
+    """A GIF89a of frames [(RGB colour, delay in 1/100 s), ...] filling the image, played
+    once (no NETSCAPE loop): it stays on its last frame. Pixel codes are written 3 bits wide
+    with a clear code after every two, so no LZW table entry is ever used."""
+    palette = b"".join(colour for colour, _ in frames).ljust(12, b"\0")  # 4 entries
+    out = b"GIF89a" + struct.pack("<HHBBB", width, height, 0xF1, 0, 0) + palette
+    for index, (_, delay) in enumerate(frames):
+        codes = []
+        for n in range(width * height):
+            if n % 2 == 0:
+                codes.append(4)  # clear
+            codes.append(index)
+        codes.append(5)  # end of information
+        bits = sum(code << (3 * i) for i, code in enumerate(codes))
+        data = bits.to_bytes((3 * len(codes) + 7) // 8, "little")
+        blocks = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255]
+                          for i in range(0, len(data), 255))
+        out += (b"\x21\xf9\x04\x04" + struct.pack("<H", delay) + b"\0\0"  # graphic control
+                + b"\x2c" + struct.pack("<HHHHB", 0, 0, width, height, 0)
+                + b"\x02" + blocks + b"\0")
+    return out + b"\x3b"
+
+
 def mhtml(html, parts):
     """A multipart/related archive as Chromium saves them: CRLF, quoted-printable root."""
     lines = ["From: <Saved by harness_test.py>", "Subject: test", "MIME-Version: 1.0",
@@ -102,6 +125,42 @@ class BrowserTest(unittest.TestCase):
             chromium.NETWORK_IDLE_SECONDS = saved
         self.assertEqual(chromium.compare_png(*shots).differing_pixels, 0)
         self.assertEqual(pixel(shots[0], 10, 10), b"\x00\x00\xff\xff")  # at its start
+
+    def test_animated_images_stay_on_their_first_frame(self):
+        # Red for 0.05 s, then green for good: without imageAnimationPolicy the screenshot,
+        # taken after 0.5 s without network activity, shows green.
+        self.write("anim.gif", gif(40, 30, [(b"\xff\x00\x00", 5), (b"\x00\x80\x00", 0)]))
+        url = self.write("anim.html", '<body style="margin:0"><img src="anim.gif">')
+        r = self.browser.render(url)
+        self.assertEqual(r.failed, [])
+        self.assertEqual(pixel(r.png, 20, 15), RED)
+
+    def test_only_pinned_fonts_are_used(self):
+        # Families that other font packages provide (fonts-dejavu-extra: DejaVu Sans
+        # Condensed; fonts-noto) and characters that only other fonts have: every glyph
+        # comes from PINNED_FONTS, else from nothing.
+        pinned = {"DejaVu Sans", "DejaVu Sans Mono", "DejaVu Serif", "Liberation Mono",
+                  "Liberation Sans", "Liberation Sans Narrow", "Liberation Serif"}
+        url = self.write("fonts.html", """<!DOCTYPE html><meta charset=utf-8>
+            <p style="font-family: 'DejaVu Sans Condensed'">Condensed</p>
+            <p style="font-family: 'DejaVu Serif Condensed'">Condensed</p>
+            <p style="font-family: 'DejaVu Sans', 'Noto Sans'">Sans \u0986 \u4e2d \u2135</p>
+            <p style="font-family: 'Noto Sans CJK SC', serif">\u4e2d\u6587 \U0001F600</p>
+            <p style="font-family: monospace">mono</p><p style="font-family: sans-serif">sans</p>
+            """)
+        used = self.browser.render(url, fonts=True).fonts
+        self.assertTrue(used, "no platform font reported")
+        self.assertLessEqual(set(used), pinned)
+
+    def test_a_page_that_keeps_changing_is_an_error(self):
+        # Wider every 20 ms: no two screenshots agree, so render() must not pick one.
+        url = self.write("growing.html", """<!DOCTYPE html><div id=d style="height:20px;
+            background:#00f; width:1px"></div><script>let n = 1;
+            setInterval(() => { d.style.width = (++n % 1200) + 'px'; }, 20);</script>""")
+        with self.assertRaisesRegex(chromium.BrowserError, "kept changing"):
+            self.browser.render(url, scripts=True)
+        # The same page without scripts is still: two screenshots, the same.
+        self.assertEqual(self.browser.render(url).shots, 2)
 
     def test_web_font_is_awaited_with_scripts_off(self):
         font = "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"  # fonts-dejavu-core

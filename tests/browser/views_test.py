@@ -19,8 +19,14 @@ differ only as EXPLAINED below says, and that is checked too:
 Also: opening an `--offline` extraction or inlining makes no request that needs a server
 (Rendering.network is empty), for every Blink archive.
 
-Environment: MHTML_BIN (the mhtml executable), MHTML_TEST_DATA (tests/data), and optionally
-MHTML_BROWSER_ARTIFACTS, a folder where screenshots and diff images of failures are kept.
+Every render comparison is made REPEAT times (default 1), each time in a new Chromium: any
+difference between two runs of the same render fails the test, so that a page whose rendering
+depends on timing is found here rather than as a rare failure elsewhere (REPEAT=5 before a
+change to the harness or to what extract and inline write).
+
+Environment: MHTML_BIN (the mhtml executable), MHTML_TEST_DATA (tests/data), REPEAT, and
+optionally MHTML_BROWSER_ARTIFACTS, a folder where screenshots and diff images of failures
+are kept.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import chromium  # noqa: E402
 MHTML = os.environ.get("MHTML_BIN", "mhtml")
 CORPUS = os.path.join(os.environ.get("MHTML_TEST_DATA", "tests/data"), "corpus")
 ARTIFACTS = os.environ.get("MHTML_BROWSER_ARTIFACTS")
+REPEAT = int(os.environ.get("REPEAT", "1"))
 
 EXPLAINED = {
     "chromium__chromeos_file_manager_page.mhtml": (
@@ -141,21 +148,42 @@ class ViewsInChromium(unittest.TestCase):
         return (archive, os.path.join(folder, "extracted", root),
                 os.path.join(folder, "inlined.html"))
 
+    def render_three_ways(self, name: str, paths: dict[str, str]) -> tuple[dict, list]:
+        """The screenshots of the archive, extracted and inlined forms, and the form control
+        boxes of the archive's rendering; rendered REPEAT times, each run after the first in
+        a new Chromium, and failing on any difference between runs."""
+        first: dict[str, bytes] = {}
+        controls = []
+        for run in range(REPEAT):
+            browser = self.browser if run == 0 else chromium.Browser()
+            try:
+                for label, path in paths.items():
+                    r = browser.render("file://" + path, timeout=90,
+                                       evaluate=CONTROL_BOXES if label == "archive" else None)
+                    if run == 0:
+                        first[label] = r.png
+                        if label == "archive":
+                            controls = r.evaluated or []
+                        continue
+                    change = chromium.compare_png(first[label], r.png)
+                    if not change.identical:
+                        self.keep(name, {f"{label}-run0.png": first[label],
+                                         f"{label}-run{run}.png": r.png})
+                    self.assertTrue(change.identical, f"{label}: run {run} differs from run 0 "
+                                    f"in {change.differing_pixels} pixels in {change.bbox}")
+            finally:
+                if run:
+                    browser.close()
+        return first, controls
+
     def test_blink_archives_render_the_same_three_ways(self):
         self.assertGreaterEqual(len(self.archives), 8)
         for name in self.archives:
             with self.subTest(archive=name):
                 archive, extracted, inlined = self.prepare(name)
                 kind, why = EXPLAINED.get(name, ("identical", ""))
-                shots = {}
-                controls = []
-                for label, path in (("archive", archive), ("extracted", extracted),
-                                    ("inlined", inlined)):
-                    r = self.browser.render("file://" + path, timeout=90,
-                                            evaluate=CONTROL_BOXES if label == "archive" else None)
-                    shots[label] = r.png
-                    if label == "archive":
-                        controls = r.evaluated or []
+                shots, controls = self.render_three_ways(
+                    name, {"archive": archive, "extracted": extracted, "inlined": inlined})
                 for label in ("extracted", "inlined"):
                     diff = chromium.compare_png(shots["archive"], shots[label])
                     if not diff.identical:
