@@ -1,10 +1,13 @@
-/// libFuzzer target for the html/ layer: the HTML scanner, the style sheet scanner and the
-/// rewriter.
+/// libFuzzer target for the html/ layer: the tokenizer, the HTML scanner, the style sheet
+/// scanner, the rewriter and where a policy goes.
 ///
-/// Checks, on arbitrary input: nothing crashes; references are in order, inside the input
-/// and non-overlapping; a rewrite that changes nothing returns the input byte for byte; a
-/// rewrite of every reference to a fixed tricky value scans back to the same number of
-/// references, each with exactly that value.
+/// Checks, on arbitrary input: nothing crashes; tokens are in order, non-empty and inside the
+/// input; references are in order, inside the input and non-overlapping; a rewrite that
+/// changes nothing returns the input byte for byte; a rewrite of every reference to a fixed
+/// tricky value scans back to the same number of references, each with exactly that value;
+/// with a policy inserted (html/policy.hpp), nothing but white space, comments and a DOCTYPE
+/// precedes it in token order, so no script, handler, URL or refresh does (for an XML
+/// document: it is the root element's first child); disabling refreshes keeps the length.
 
 #include <cstddef>
 #include <cstdint>
@@ -13,16 +16,44 @@
 #include <string>
 #include <string_view>
 
+#include "mhtml/html/policy.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/html/scan.hpp"
+#include "mhtml/html/tokenizer.hpp"
 
 #include "fuzz_check.hpp"
+#include "support/policy_check.hpp"
 
 namespace {
 
 using namespace mhtml::html;
 
+void check_tokens_and_policy(std::string_view in, bool xml) {
+    tokenizer tokens(in, xml);
+    token t;
+    std::size_t end = 0;
+    while (tokens.next(t)) {
+        MHTML_CHECK(t.begin >= end && t.end > t.begin && t.end <= in.size());
+        end = t.end;
+    }
+    static const std::string policy = "script-src 'none'; object-src data:";
+    if (!xml) {
+        MHTML_CHECK(mhtml::test::policy_first_violation(
+                        with_html_declarations(in, policy_meta(policy, false)), false)
+                        .empty());
+        std::string copy(in);
+        disable_meta_refresh(copy);
+        MHTML_CHECK(copy.size() == in.size());
+        return;
+    }
+    if (find_xml_root(in).found)
+        MHTML_CHECK(mhtml::test::policy_first_violation(
+                        with_xml_declarations(in, policy_meta(policy, true)), true)
+                        .empty());
+}
+
 void check(std::string_view in, bool css, bool svg) {
+    if (!css) check_tokens_and_policy(in, svg);
     scan_result r = css ? scan_style_sheet(in) : scan_html(in, svg);
     std::size_t end = 0;
     for (const auto& ref : r.refs) {

@@ -1,10 +1,13 @@
-// WHATWG HTML §13.2.3.2 "determining the character encoding", with its "prescan a byte
-// stream to determine its encoding" and the "algorithm for extracting a character encoding
-// from a meta element", and the label table of the WHATWG Encoding Standard (§4.2 "names and
-// labels"). The prescan works on octets, never decodes, and never reads past
-// `prescan_length`; running out of octets inside a comment, tag or attribute ends it with
-// nothing found (an element cut short is not used).
+// WHATWG HTML §13.2.3.2 "determining the character encoding", with the "algorithm for
+// extracting a character encoding from a meta element", and the label table of the WHATWG
+// Encoding Standard (§4.2 "names and labels"). The search for a <meta> is Chromium's (see
+// the header): the one tokenizer's tokens, never decoded; an element cut short by the end
+// of the input is not used.
 #include "mhtml/html/charset.hpp"
+
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/scan.hpp"
+#include "mhtml/html/tokenizer.hpp"
 
 #include <algorithm>
 #include <array>
@@ -135,27 +138,12 @@ static_assert(std::adjacent_find(sorted_labels.begin(), sorted_labels.end(),
 constexpr bool is_ascii_ws(char c) noexcept {
     return c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == ' ';
 }
-constexpr bool is_ascii_upper(char c) noexcept {
-    return c >= 'A' && c <= 'Z';
-}
-constexpr bool is_ascii_alpha(char c) noexcept {
-    return is_ascii_upper(c) || (c >= 'a' && c <= 'z');
-}
-constexpr char ascii_lower(char c) noexcept {
-    return is_ascii_upper(c) ? static_cast<char>(c + 32) : c;
-}
+using ascii::lower;
 
 std::string_view trim_ascii_ws(std::string_view s) noexcept {
     while (!s.empty() && is_ascii_ws(s.front())) s.remove_prefix(1);
     while (!s.empty() && is_ascii_ws(s.back())) s.remove_suffix(1);
     return s;
-}
-
-bool starts_with_ascii_ci(std::string_view s, std::string_view lower_prefix) noexcept {
-    if (s.size() < lower_prefix.size()) return false;
-    for (std::size_t i = 0; i < lower_prefix.size(); ++i)
-        if (ascii_lower(s[i]) != lower_prefix[i]) return false;
-    return true;
 }
 
 // Where a label was found: the encoding, and the label's octets inside the scanned body.
@@ -180,7 +168,7 @@ std::optional<label_hit> charset_in_content(std::string_view s) {
     std::size_t pos = 0;
     for (;;) {
         std::size_t k = pos;
-        while (k + 7 <= s.size() && !starts_with_ascii_ci(s.substr(k), "charset")) ++k;
+        while (k + 7 <= s.size() && !ascii::istarts_with(s.substr(k), "charset")) ++k;
         if (k + 7 > s.size()) return std::nullopt;
         std::size_t i = k + 7;
         while (i < s.size() && is_ascii_ws(s[i])) ++i;
@@ -203,177 +191,69 @@ std::optional<label_hit> charset_in_content(std::string_view s) {
     }
 }
 
-// The prescan over at most `prescan_length` octets. Names follow the standard's steps.
-class prescanner {
-public:
-    explicit prescanner(std::string_view in)
-        : in_(in.substr(0, std::min(in.size(), prescan_length))) {}
-
-    enum class outcome { meta, xml_declaration, none };
-    outcome run();
-    label_hit found() const noexcept { return found_; }
-
-private:
-    enum class got { attribute, none, end_of_input };
-    struct attribute {
-        std::string name;              // ASCII lower-cased
-        std::string value;             // ASCII lower-cased
-        std::size_t value_offset = 0;  // the value's octets are in_[value_offset, +value.size())
-    };
-
-    bool at_end() const noexcept { return pos_ >= in_.size(); }
-    got get_an_attribute(attribute& a);
-    got meta_element();  // `attribute` when a usable declaration ended the prescan
-    bool skip_to(std::string_view any_of);
-
-    std::string_view in_;
-    std::size_t pos_ = 0;
-    label_hit found_;
-};
-
-// Moves to the next octet that is one of `any_of`; false if there is none.
-bool prescanner::skip_to(std::string_view any_of) {
-    std::size_t p = in_.find_first_of(any_of, pos_);
-    if (p == std::string_view::npos) return false;
-    pos_ = p;
-    return true;
-}
-
-// HTML §13.2.3.2 prescan, "get an attribute". `end_of_input` when the octets run out first.
-prescanner::got prescanner::get_an_attribute(attribute& a) {
-    a.name.clear();
-    a.value.clear();
-    a.value_offset = 0;
-    // Step 1: skip white space and '/'.
-    while (!at_end() && (is_ascii_ws(in_[pos_]) || in_[pos_] == '/')) ++pos_;
-    if (at_end()) return got::end_of_input;
-    if (in_[pos_] == '>') return got::none;
-    // Name: a '=' only ends it once the name is not empty, so "<meta ==x>" names "=".
-    for (;; ++pos_) {
-        if (at_end()) return got::end_of_input;
-        char c = in_[pos_];
-        if (c == '=' && !a.name.empty()) break;
-        if (is_ascii_ws(c)) {
-            while (!at_end() && is_ascii_ws(in_[pos_])) ++pos_;  // "spaces"
-            if (at_end()) return got::end_of_input;
-            if (in_[pos_] != '=') return got::attribute;  // a name without a value
-            break;
-        }
-        if (c == '/' || c == '>') return got::attribute;
-        a.name += ascii_lower(c);
-    }
-    ++pos_;  // past '='
-    // "value"
-    while (!at_end() && is_ascii_ws(in_[pos_])) ++pos_;
-    if (at_end()) return got::end_of_input;
-    char c = in_[pos_];
-    if (c == '"' || c == '\'') {
-        a.value_offset = ++pos_;
-        for (; !at_end(); ++pos_) {
-            if (in_[pos_] == c) {
-                ++pos_;
-                return got::attribute;
-            }
-            a.value += ascii_lower(in_[pos_]);
-        }
-        return got::end_of_input;
-    }
-    if (c == '>') return got::attribute;  // "name=>": empty value
-    a.value_offset = pos_;
-    for (; !at_end(); ++pos_) {
-        c = in_[pos_];
-        if (is_ascii_ws(c) || c == '>') return got::attribute;
-        a.value += ascii_lower(c);
-    }
-    return got::end_of_input;
-}
-
-// The `<meta` branch of the prescan, entered with pos_ after "<meta" and its white space or
-// '/'. Returns `attribute` if the element declares a known encoding (in found_), `none` if
-// the prescan goes on, `end_of_input` if the octets ran out inside the element.
-prescanner::got prescanner::meta_element() {
-    std::vector<std::string> attribute_list;
+// What a <meta> start tag declares (Chromium's reading, which is the standard's "algorithm
+// for extracting a character encoding from a meta element" with a `charset` attribute
+// winning over `content` wherever it stands): the encoding and where its label is, or
+// nothing (then the search goes on).
+std::optional<label_hit> meta_declaration(const tokenizer& tokens, const token& t) {
     bool got_pragma = false;
-    enum class need { unset, yes, no } need_pragma = need::unset;
-    enum class state { unset, failure, found } charset = state::unset;
-    attribute a;
-    for (;;) {
-        got g = get_an_attribute(a);
-        if (g == got::end_of_input) return g;
-        if (g == got::none) break;
-        // Only the first attribute of a name counts.
-        if (std::find(attribute_list.begin(), attribute_list.end(), a.name) != attribute_list.end())
-            continue;
-        attribute_list.push_back(a.name);
-        if (a.name == "http-equiv") {
-            if (a.value == "content-type") got_pragma = true;
-        } else if (a.name == "content") {
-            // A `content` charset fills only an empty slot; `charset=` overrides it below.
-            if (charset == state::unset) {
-                if (auto hit = charset_in_content(a.value)) {
-                    found_ = {hit->name, a.value_offset + hit->offset, hit->length};
-                    charset = state::found;
-                    need_pragma = need::yes;
+    std::optional<label_hit> from_content;
+    for (const attribute_view& a : t.attributes) {
+        std::string_view raw = tokens.value(a);
+        std::string decoded;
+        if (raw.find('&') != std::string_view::npos) {  // a character reference in the value
+            decoded = decode_attribute_value(raw);
+            raw = decoded;
+        }
+        if (ascii::iequals(a.name, "http-equiv")) {
+            if (ascii::iequals(raw, "content-type")) got_pragma = true;
+        } else if (ascii::iequals(a.name, "charset")) {
+            // The label's offset is that of the raw value when references were decoded.
+            auto hit = lookup(raw, a.value_offset);
+            if (hit && !decoded.empty()) hit->offset = a.value_offset;
+            return hit;
+        } else if (ascii::iequals(a.name, "content") && !from_content) {
+            from_content = charset_in_content(raw);
+            if (from_content && decoded.empty()) from_content->offset += a.value_offset;
+            else if (from_content) from_content->offset = a.value_offset;
+        }
+    }
+    if (from_content && got_pragma) return from_content;
+    return std::nullopt;
+}
+
+// The elements that may stand in <head>: the search for a <meta> goes on past
+// `prescan_length` octets while only these (and the <html> and <head> start tags) are seen.
+bool keeps_head_open(const token& t) {
+    static constexpr std::string_view head_elements[] = {"script", "noscript", "style", "link",
+                                                          "meta",   "object",   "title", "base"};
+    if (std::find(std::begin(head_elements), std::end(head_elements), t.name) !=
+        std::end(head_elements))
+        return true;
+    return t.type == token_type::start_tag && (t.name == "html" || t.name == "head");
+}
+
+// The search for a <meta> that declares an encoding, with the one tokenizer: raw text and
+// comments hide what looks like a <meta>, as in the browser.
+std::optional<label_hit> find_meta_charset(std::string_view html) {
+    tokenizer tokens(html);
+    token t;
+    bool in_head = true;
+    while (tokens.next(t)) {
+        if (t.type == token_type::start_tag || t.type == token_type::end_tag) {
+            if (t.type == token_type::start_tag && t.name == "meta") {
+                if (auto hit = meta_declaration(tokens, t)) {
+                    // The meta was read as ASCII, so the document cannot be UTF-16.
+                    if (hit->name == "UTF-16LE" || hit->name == "UTF-16BE") hit->name = "UTF-8";
+                    if (hit->name == "x-user-defined") hit->name = "windows-1252";
+                    return hit;
                 }
             }
-        } else if (a.name == "charset") {
-            auto hit = lookup(a.value, a.value_offset);
-            charset = hit ? state::found : state::failure;
-            if (hit) found_ = *hit;
-            need_pragma = need::no;
+            if (!keeps_head_open(t)) in_head = false;
         }
+        if (!in_head && t.end >= prescan_length) return std::nullopt;
     }
-    // "processing"
-    if (need_pragma == need::unset) return got::none;
-    if (need_pragma == need::yes && !got_pragma) return got::none;  // content= without http-equiv
-    if (charset != state::found) return got::none;
-    // The meta was read as ASCII, so the document cannot be UTF-16 (the prescan's rule).
-    if (found_.name == "UTF-16LE" || found_.name == "UTF-16BE") found_.name = "UTF-8";
-    if (found_.name == "x-user-defined") found_.name = "windows-1252";
-    return got::attribute;
-}
-
-prescanner::outcome prescanner::run() {
-    // "Prescan for UTF-16 XML declarations": `<?x` in UTF-16 without a BOM.
-    if (in_.starts_with(std::string_view("<\0?\0x\0", 6))) {
-        found_.name = "UTF-16LE";
-        return outcome::xml_declaration;
-    }
-    if (in_.starts_with(std::string_view("\0<\0?\0x", 6))) {
-        found_.name = "UTF-16BE";
-        return outcome::xml_declaration;
-    }
-    attribute scratch;
-    for (; pos_ < in_.size(); ++pos_) {  // "next byte"
-        std::string_view rest = in_.substr(pos_);
-        if (rest.starts_with("<!--")) {
-            // To a '>' preceded by "--" after the '<': the dashes of "<!--" count, so "<!-->"
-            // and "<!--->" are whole comments.
-            std::size_t close = in_.find("-->", pos_ + 2);
-            if (close == std::string_view::npos) return outcome::none;
-            pos_ = close + 2;
-        } else if (rest.size() > 5 && starts_with_ascii_ci(rest, "<meta") &&
-                   (is_ascii_ws(rest[5]) || rest[5] == '/')) {
-            pos_ += 6;
-            got g = meta_element();
-            if (g == got::end_of_input) return outcome::none;
-            if (g == got::attribute) return outcome::meta;
-        } else if (rest.size() > 1 && rest[0] == '<' &&
-                   (is_ascii_alpha(rest[1]) ||
-                    (rest.size() > 2 && rest[1] == '/' && is_ascii_alpha(rest[2])))) {
-            // Any other start or end tag: skip its name, then its attributes (so that a '>'
-            // inside a quoted value does not end it).
-            if (!skip_to("\t\n\f\r >")) return outcome::none;
-            got g;
-            while ((g = get_an_attribute(scratch)) == got::attribute) {
-            }
-            if (g == got::end_of_input) return outcome::none;
-        } else if (rest.starts_with("<!") || rest.starts_with("</") || rest.starts_with("<?")) {
-            ++pos_;
-            if (!skip_to(">")) return outcome::none;
-        }
-    }
-    return outcome::none;
+    return std::nullopt;
 }
 
 }  // namespace
@@ -382,7 +262,7 @@ std::string_view encoding_for_label(std::string_view label) noexcept {
     label = trim_ascii_ws(label);
     if (label.empty() || label.size() > longest_label) return {};
     std::array<char, longest_label> buf{};
-    for (std::size_t i = 0; i < label.size(); ++i) buf[i] = ascii_lower(label[i]);
+    for (std::size_t i = 0; i < label.size(); ++i) buf[i] = lower(label[i]);
     std::string_view key(buf.data(), label.size());
     auto it =
         std::lower_bound(sorted_labels.begin(), sorted_labels.end(), key,
@@ -416,20 +296,19 @@ detected_charset detect_charset(std::string_view content_type_charset, std::stri
         return r;
     }
     // Step 5: the prescan.
-    prescanner p(bytes);
-    switch (p.run()) {
-        case prescanner::outcome::meta:
-            r.name = p.found().name;
-            r.source = charset_source::meta;
-            r.label = bytes.substr(p.found().offset, p.found().length);
-            r.label_offset = p.found().offset;
-            return r;
-        case prescanner::outcome::xml_declaration:
-            r.name = p.found().name;
-            r.source = charset_source::xml_declaration;
-            return r;
-        case prescanner::outcome::none:
-            break;
+    // "Prescan for UTF-16 XML declarations": `<?x` in UTF-16 without a BOM.
+    if (bytes.starts_with(std::string_view("<\0?\0x\0", 6)) ||
+        bytes.starts_with(std::string_view("\0<\0?\0x", 6))) {
+        r.name = bytes[0] == '<' ? "UTF-16LE" : "UTF-16BE";
+        r.source = charset_source::xml_declaration;
+        return r;
+    }
+    if (auto hit = find_meta_charset(bytes)) {
+        r.name = hit->name;
+        r.source = charset_source::meta;
+        r.label = bytes.substr(hit->offset, hit->length);
+        r.label_offset = hit->offset;
+        return r;
     }
     // Step 8: the implementation-defined default; see the header.
     r.name = "windows-1252";

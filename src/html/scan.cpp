@@ -1,13 +1,13 @@
-// The HTML scanner: the WHATWG tokenizer's decisions about what is markup, and a table of
-// the attributes that hold URIs. One pass; memchr to the next '<' in text.
+// The HTML scanner: the tokens of html/tokenizer.hpp, and a table of the attributes that
+// hold URIs.
 #include "mhtml/html/scan.hpp"
 
 #include "entities.hpp"
 
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/tokenizer.hpp"
+
 #include <algorithm>
-#include <array>
-#include <cstring>
-#include <unordered_set>
 
 namespace mhtml::html {
 
@@ -15,56 +15,17 @@ namespace {
 
 using detail::decode_text;
 
+using ascii::iequals;
+using ascii::lower;
 constexpr bool is_space(char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
-}
-constexpr bool is_alpha(char c) noexcept {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-constexpr char lower(char c) noexcept {
-    return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c;
+    return ascii::is_html_space(c);
 }
 
-bool iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (lower(a[i]) != lower(b[i])) return false;
-    return true;
-}
-
-// Octets that end an attribute name, or an unquoted attribute value ('>' and white space).
-constexpr std::array<bool, 256> make_name_end() {
-    std::array<bool, 256> t{};
-    for (unsigned char c : std::string_view(" \t\n\f\r/>=")) t[c] = true;
-    return t;
-}
-constexpr auto name_end = make_name_end();
-
-struct attribute {
-    std::string_view name;  // as written
-    std::size_t value_offset = 0;
-    std::size_t value_length = 0;
-    char quote = 0;
-    bool has_value = false;
-};
-
-struct tag {
-    std::string name;  // lower-case
-    std::vector<attribute> attributes;
-    std::unordered_set<std::string> names;  // lower-case names, only for tags with many attributes
-    bool self_closing = false;
-};
-
-std::string lowered(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = lower(c);
-    return out;
-}
+using attribute = attribute_view;
+using tag = token;
 
 const attribute* find_attribute(const tag& t, std::string_view name) noexcept {
-    for (const auto& a : t.attributes)
-        if (iequals(a.name, name)) return &a;
-    return nullptr;
+    return t.attribute(name);
 }
 
 // The URI-bearing attributes. `svg` rows apply in foreign content, the others in HTML.
@@ -163,225 +124,31 @@ bool rel_loads_resource(std::string_view rel) {
 
 class scanner {
 public:
-    scanner(std::string_view in, bool svg) : in_(in), foreign_(svg ? 1 : 0) {}
+    scanner(std::string_view in, bool svg) : in_(in), tokens_(in, svg) {}
 
     scan_result run() {
-        std::size_t i = 0;
-        const std::size_t n = in_.size();
-        while (i < n) {
-            const void* lt = std::memchr(in_.data() + i, '<', n - i);
-            if (!lt) break;
-            i = static_cast<std::size_t>(static_cast<const char*>(lt) - in_.data());
-            i = markup(i);
+        bool style = false;  // the next raw text is a <style> element's
+        while (tokens_.next(tag_)) {
+            if (tag_.type == token_type::start_tag) {
+                const bool svg = tag_.foreign;
+                uri_attributes_of(tag_, svg, svg || element_has_uri_attributes(tag_.name, false));
+                if (tag_.name == "meta") meta_charset(tag_);
+                style = tag_.name == "style";
+            } else if (tag_.type == token_type::raw_text) {
+                if (style) css_element(tag_.begin, tag_.end);
+                style = false;
+            } else {
+                style = false;
+            }
         }
         return std::move(result_);
     }
 
 private:
-    // At s[i] == '<' in the data state; returns where the data state resumes.
-    std::size_t markup(std::size_t i) {
-        const std::size_t n = in_.size();
-        if (i + 1 >= n) return n;
-        char c = in_[i + 1];
-        if (is_alpha(c)) return start_tag(i + 1);
-        if (c == '/') {
-            if (i + 2 < n && is_alpha(in_[i + 2])) return end_tag(i + 2);
-            if (i + 2 < n && in_[i + 2] == '>') return i + 3;
-            return bogus_comment(i + 2);
-        }
-        if (c == '!') {
-            if (in_.compare(i + 2, 2, "--") == 0) return comment(i + 4);
-            if (foreign_ > 0 && in_.compare(i + 2, 7, "[CDATA[") == 0) {
-                std::size_t end = in_.find("]]>", i + 9);
-                return end == std::string_view::npos ? n : end + 3;
-            }
-            return bogus_comment(i + 2);  // DOCTYPE and the rest end at the next '>'
-        }
-        if (c == '?') return bogus_comment(i + 1);
-        return i + 1;
-    }
-
-    std::size_t bogus_comment(std::size_t i) {
-        std::size_t end = in_.find('>', i);
-        return end == std::string_view::npos ? in_.size() : end + 1;
-    }
-
-    // After "<!--": "<!-->" and "<!--->" end at once; otherwise at "-->" or "--!>".
-    std::size_t comment(std::size_t i) {
-        const std::size_t n = in_.size();
-        if (i < n && in_[i] == '>') return i + 1;
-        if (i + 1 < n && in_[i] == '-' && in_[i + 1] == '>') return i + 2;
-        std::size_t k = i;
-        while (true) {
-            std::size_t dash = in_.find("--", k);
-            if (dash == std::string_view::npos) return n;
-            if (dash + 2 < n && in_[dash + 2] == '>') return dash + 3;
-            if (dash + 3 < n && in_[dash + 2] == '!' && in_[dash + 3] == '>') return dash + 4;
-            k = dash + 1;
-        }
-    }
-
-    // Reads the tag name and attributes starting at s[i] (the first letter of the name).
-    // Returns the position after '>' or npos when the input ends inside the tag (the
-    // tokenizer then emits nothing).
-    std::size_t read_tag(std::size_t i, tag& t) {
-        const std::size_t n = in_.size();
-        t.name.clear();
-        t.attributes.clear();
-        t.names.clear();
-        t.self_closing = false;
-        while (i < n && !is_space(in_[i]) && in_[i] != '/' && in_[i] != '>')
-            t.name += lower(in_[i++]);
-        while (true) {
-            while (i < n && (is_space(in_[i]) || in_[i] == '/')) {
-                t.self_closing = in_[i] == '/' && i + 1 < n && in_[i + 1] == '>';
-                ++i;
-            }
-            if (i >= n) return std::string_view::npos;
-            if (in_[i] == '>') return i + 1;
-            t.self_closing = false;
-            attribute a;
-            std::size_t name_start = i++;  // the first octet is part of the name, even '='
-            while (i < n && !name_end[static_cast<unsigned char>(in_[i])]) ++i;
-            a.name = in_.substr(name_start, i - name_start);
-            while (i < n && is_space(in_[i])) ++i;
-            if (i < n && in_[i] == '=') {
-                ++i;
-                while (i < n && is_space(in_[i])) ++i;
-                if (i >= n) return std::string_view::npos;
-                a.has_value = true;
-                if (in_[i] == '"' || in_[i] == '\'') {
-                    a.quote = in_[i];
-                    std::size_t close = in_.find(a.quote, i + 1);
-                    if (close == std::string_view::npos) return std::string_view::npos;
-                    a.value_offset = i + 1;
-                    a.value_length = close - i - 1;
-                    i = close + 1;
-                } else if (in_[i] != '>') {
-                    a.value_offset = i;
-                    while (i < n && !is_space(in_[i]) && in_[i] != '>') ++i;
-                    a.value_length = i - a.value_offset;
-                } else {
-                    a.value_offset = i;
-                }
-            }
-            // A repeated attribute is dropped by the tokenizer; the first one counts. (A set
-            // of names takes over from the linear search when a tag has many attributes.)
-            if (t.attributes.size() < 32) {
-                if (!find_attribute(t, a.name)) t.attributes.push_back(a);
-            } else {
-                if (t.names.empty())
-                    for (const auto& x : t.attributes) t.names.insert(lowered(x.name));
-                if (t.names.insert(lowered(a.name)).second) t.attributes.push_back(a);
-            }
-        }
-    }
-
-    std::size_t end_tag(std::size_t i) {
-        std::size_t end = read_tag(i, tag_);
-        if (end == std::string_view::npos) return in_.size();
-        if (foreign_ > 0 && (tag_.name == "svg" || tag_.name == "math")) --foreign_;
-        return end;
-    }
-
-    std::size_t start_tag(std::size_t i) {
-        std::size_t end = read_tag(i, tag_);
-        if (end == std::string_view::npos) return in_.size();
-        const bool svg = foreign_ > 0;
-        uri_attributes_of(tag_, svg, svg || element_has_uri_attributes(tag_.name, false));
-        if (tag_.name == "meta") meta_charset(tag_);
-        if (svg) {
-            if (tag_.name == "style" && !tag_.self_closing) return css_element(end);
-            if ((tag_.name == "svg" || tag_.name == "math") && !tag_.self_closing) ++foreign_;
-            return end;
-        }
-        const std::string& name = tag_.name;
-        if ((name == "svg" || name == "math") && !tag_.self_closing) {
-            ++foreign_;
-            return end;
-        }
-        if (name == "style") return css_element(end);
-        if (name == "script") return script_data(end);
-        if (name == "plaintext") return in_.size();
-        if (name == "xmp" || name == "iframe" || name == "noembed" || name == "noframes" ||
-            name == "textarea" || name == "title") {
-            std::size_t close = find_end_tag(end, name);
-            return close;
-        }
-        return end;
-    }
-
-    // The position of "</name" + (white space, '/' or '>') at or after `from`, or the end;
-    // the data state resumes there (the end tag itself is read as markup).
-    std::size_t find_end_tag(std::size_t from, std::string_view name) const {
-        const std::size_t n = in_.size();
-        std::size_t k = from;
-        while (true) {
-            std::size_t lt = in_.find("</", k);
-            if (lt == std::string_view::npos) return n;
-            if (is_end_tag_of(lt, name)) return lt;
-            k = lt + 2;
-        }
-    }
-
-    bool is_end_tag_of(std::size_t lt, std::string_view name) const {
-        std::size_t p = lt + 2;
-        if (p + name.size() > in_.size()) return false;
-        if (!iequals(in_.substr(p, name.size()), name)) return false;
-        p += name.size();
-        return p < in_.size() && (is_space(in_[p]) || in_[p] == '/' || in_[p] == '>');
-    }
-
-    // "<script" / "<!--" / "-->" tests for the script data states.
-    bool is_tag_named_at(std::size_t lt, std::string_view name) const {
-        std::size_t p = lt + 1;
-        if (p + name.size() > in_.size()) return false;
-        if (!iequals(in_.substr(p, name.size()), name)) return false;
-        p += name.size();
-        return p < in_.size() && (is_space(in_[p]) || in_[p] == '/' || in_[p] == '>');
-    }
-
-    // Script data with its escaped and double-escaped states: "<!--" escapes, "<script"
-    // inside an escape double-escapes, so a "</script>" there does not end the element.
-    std::size_t script_data(std::size_t i) {
-        const std::size_t n = in_.size();
-        enum { data, escaped, double_escaped } state = data;
-        while (i < n) {
-            std::size_t k = state == data ? in_.find('<', i) : in_.find_first_of("<-", i);
-            if (k == std::string_view::npos) return n;
-            if (in_[k] == '-') {
-                if (in_.compare(k, 3, "-->") == 0) {
-                    state = data;
-                    i = k + 3;
-                } else {
-                    i = k + 1;
-                }
-                continue;
-            }
-            if (state == data) {
-                if (in_.compare(k, 4, "<!--") == 0) {
-                    state = escaped;
-                    i = k + 4;
-                    if (i < n && in_[i] == '>') state = data;  // "<!-->"
-                    continue;
-                }
-                if (is_end_tag_of(k, "script")) return k;
-            } else if (state == escaped) {
-                if (is_end_tag_of(k, "script")) return k;
-                if (is_tag_named_at(k, "script")) state = double_escaped;
-            } else if (is_end_tag_of(k, "script")) {
-                state = escaped;
-            }
-            i = k + 1;
-        }
-        return n;
-    }
-
     // The text of a <style> element, scanned as CSS. In HTML it is raw text; in SVG it is
     // ordinary text (character references not decoded here, see the header). Either way
     // it ends at "</style".
-    std::size_t css_element(std::size_t start) {
-        std::size_t end = find_end_tag(start, "style");
+    void css_element(std::size_t start, std::size_t end) {
         css_refs_.clear();
         scan_css(in_.substr(start, end - start), css_refs_);
         for (auto& c : css_refs_) {
@@ -395,7 +162,6 @@ private:
             r.raw_text = true;
             result_.refs.push_back(std::move(r));
         }
-        return end;
     }
 
     static void set_css_syntax(reference& r, const css_reference& c) {
@@ -640,9 +406,9 @@ private:
     }
 
     std::string_view in_;
-    int foreign_ = 0;  // depth of <svg>/<math>
+    tokenizer tokens_;
     scan_result result_;
-    tag tag_;
+    token tag_;
     std::vector<css_reference> css_refs_;
     std::string decoded_;
     std::vector<std::size_t> map_;

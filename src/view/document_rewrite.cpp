@@ -3,7 +3,9 @@
 #include "text_cat.hpp"
 #include "uri/text.hpp"
 
+#include "mhtml/ascii.hpp"
 #include "mhtml/html/charset.hpp"
+#include "mhtml/html/policy.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/uri/reference.hpp"
 
@@ -17,17 +19,24 @@ namespace {
 
 using mhtml::detail::cat;
 
-bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
-    return s.size() >= prefix.size() && uri::text::iequals(s.substr(0, prefix.size()), prefix);
-}
-
 // True when a browser would fetch `uri` from somewhere (http, https, ftp, file, or a
 // scheme-relative reference).
 bool is_fetched(std::string_view uri) noexcept {
     if (uri.starts_with("//")) return true;
     for (std::string_view s : {"http:", "https:", "ftp:", "file:"})
-        if (istarts_with(uri, s)) return true;
+        if (ascii::istarts_with(uri, s)) return true;
     return false;
+}
+
+// An <object data> or <embed src> naming a part that only a plugin shows.
+bool needs_plugin(const html::reference& r, const mime::part_view& target) {
+    if (!((r.element == "object" && r.attribute == "data") ||
+          (r.element == "embed" && r.attribute == "src")))
+        return false;
+    const auto& ct = target.content_type();
+    if (ct.type == "image" || ct.type == "text" || ct.type == "audio" || ct.type == "video")
+        return false;
+    return !(ct.is("application", "xhtml+xml") || ct.is("application", "xml"));
 }
 
 bool is_multipart(const mime::part_view& p, std::string_view subtype) {
@@ -137,18 +146,19 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
 
 std::string rewrite_references(const archive::aggregate& agg, const mime::part_view& p,
                                const archive::document_text& d, const local_url& local,
-                               bool offline, rewrite_counts& counts) {
+                               const rewrite_options& options, rewrite_counts& counts) {
     std::string out;
     out.reserve(d.text.size());
-    rewrite_references_to(agg, p, d, local, offline, counts,
+    rewrite_references_to(agg, p, d, local, options, counts,
                           [&](std::string_view piece) { out += piece; });
     return out;
 }
 
 void rewrite_references_to(const archive::aggregate& agg, const mime::part_view& p,
-                           const archive::document_text& d, const local_url& local, bool offline,
-                           rewrite_counts& counts,
+                           const archive::document_text& d, const local_url& local,
+                           const rewrite_options& options, rewrite_counts& counts,
                            const std::function<void(std::string_view)>& sink) {
+    const bool offline = options.offline;
     html::rewrite_to(
         d.text, d.scan.refs,
         [&](const html::reference& r) -> std::optional<std::string> {
@@ -158,6 +168,12 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
             if (res.same_document) return std::nullopt;
             if (res.target && !res.from_store) {
                 if (auto leaf = shown_leaf(agg, *res.target)) {
+                    if (options.block_plugins && needs_plugin(r, *leaf)) {
+                        // A scheme no policy allows: the load fails and the fallback shows
+                        // (a data: URL would load as an empty document instead).
+                        ++counts.plugins_blocked;
+                        return std::string(blocked_object_url);
+                    }
                     if (auto url = local(*leaf, r)) {
                         ++counts.to_parts;
                         std::size_t hash = r.url.find('#');
@@ -181,25 +197,33 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
         sink);
 }
 
-std::size_t head_insertion_point(std::string_view html) noexcept {
-    std::size_t i = html.starts_with("\xEF\xBB\xBF") ? 3 : 0;
-    for (;;) {
-        while (i < html.size() && (html[i] == ' ' || html[i] == '\t' || html[i] == '\n' ||
-                                   html[i] == '\r' || html[i] == '\f'))
-            ++i;
-        if (html.substr(i).starts_with("<!--")) {
-            std::size_t end = html.find("-->", i + 4);
-            if (end == std::string_view::npos) return i;
-            i = end + 3;
-            continue;
-        }
-        break;
+std::string content_security_policy(parts_scheme where, bool offline, bool allow_scripts) {
+    if (allow_scripts && !offline) return {};
+    const std::string_view own = where == parts_scheme::data ? "data:" : "file: data:";
+    std::string p;
+    if (offline) {
+        p = cat("default-src 'none'; img-src ", own, "; style-src ", own,
+                " 'unsafe-inline'; font-src ", own, "; frame-src ", own, "; media-src ", own,
+                "; ");
     }
-    if (istarts_with(html.substr(i), "<!doctype")) {
-        std::size_t end = html.find('>', i);
-        if (end != std::string_view::npos) return end + 1;
+    p += allow_scripts ? cat("script-src ", own, " 'unsafe-inline' 'unsafe-eval'")
+                       : std::string("script-src 'none'");
+    p += cat("; object-src ", own);
+    return p;
+}
+
+std::size_t add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
+                             std::string_view policy, bool allow_scripts) {
+    std::size_t refreshes = 0;
+    if (html_syntax) {
+        if (!allow_scripts) refreshes = html::disable_meta_refresh(text);
+        std::string declarations(charset_meta);
+        if (!policy.empty()) declarations += html::policy_meta(policy, false);
+        if (!declarations.empty()) text = html::with_html_declarations(text, declarations);
+    } else if (!policy.empty()) {
+        text = html::with_xml_declarations(text, html::policy_meta(policy, true));
     }
-    return i;
+    return refreshes;
 }
 
 std::string charset_declaration(std::string_view html, std::string_view charset, bool transcoded) {

@@ -28,7 +28,20 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
                                             const mime::part_view& start);
 
 struct rewrite_counts {
-    std::size_t to_parts = 0, external_left = 0, external_removed = 0;
+    std::size_t to_parts = 0, external_left = 0, external_removed = 0, plugins_blocked = 0;
+};
+
+/// Where a blocked plugin object points: a scheme that no policy allows.
+inline constexpr std::string_view blocked_object_url = "mhtml-blocked:plugin";
+
+struct rewrite_options {
+    /// Resources that resolve to no part and that a browser would fetch point at nothing.
+    bool offline = false;
+    /// An `<object data>` or `<embed src>` that names a part only a plugin shows (anything
+    /// but an image, a text or XML document, audio or video: a PDF, Flash, a Java archive)
+    /// points at `blocked_object_url`, which the policy refuses, so its fallback content
+    /// shows, as in Chromium's view of an archive, which runs no plugin.
+    bool block_plugins = false;
 };
 
 /// What becomes of a reference that resolved to `target`: the new URL (without the
@@ -37,20 +50,36 @@ using local_url = std::function<std::optional<std::string>(const mime::part_view
                                                            const html::reference& r)>;
 
 /// `d.text` with its references rewritten: to `local(target)` when it gives a URL; else a
-/// relative one made absolute when the part's base is a real URL; else, when `offline` and a
+/// relative one made absolute when the part's base is a real URL; else, when offline and a
 /// browser would fetch it on its own (a resource), `data:,`. A `<base href>` is emptied.
 std::string rewrite_references(const archive::aggregate& agg, const mime::part_view& p,
                                const archive::document_text& d, const local_url& local,
-                               bool offline, rewrite_counts& counts);
+                               const rewrite_options& options, rewrite_counts& counts);
 /// As rewrite_references(), streaming the result to `sink`.
 void rewrite_references_to(const archive::aggregate& agg, const mime::part_view& p,
-                           const archive::document_text& d, const local_url& local, bool offline,
-                           rewrite_counts& counts,
+                           const archive::document_text& d, const local_url& local,
+                           const rewrite_options& options, rewrite_counts& counts,
                            const std::function<void(std::string_view)>& sink);
 
-/// Where declarations go in an HTML text: after a byte order mark, white space, comments
-/// and a doctype, so that the document's mode does not change.
-std::size_t head_insertion_point(std::string_view html) noexcept;
+/// Where an output keeps the archive's parts, which decides what its policy allows.
+enum class parts_scheme { data /* inline: data: URIs */, file /* extract: files */ };
+
+/// The Content-Security-Policy of every document an output writes, or "" for none (scripts
+/// allowed and not offline). Scripts: `script-src 'none'` unless `allow_scripts`. Plugins
+/// and external objects: `object-src` allows only the archive's own parts (data: or file:),
+/// as Chromium's own view of an archive shows an `<object>` or `<embed>` of an image, an
+/// SVG or an HTML document from it. `offline`: `default-src 'none'` with exceptions for the
+/// parts' scheme only.
+std::string content_security_policy(parts_scheme where, bool offline, bool allow_scripts);
+
+/// What an output does to a document of `type` before writing it (`text` is already
+/// rewritten): `<meta http-equiv=refresh>` disabled unless `allow_scripts` (HTML syntax);
+/// then `charset_meta` (HTML syntax only) and the policy inserted where they are in force
+/// before anything runs (html/policy.hpp): HTML syntax for text/html and for an inlined
+/// page (an .html file whatever its root), XML syntax for XHTML and SVG documents read on
+/// their own. Returns how many refreshes were disabled.
+std::size_t add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
+                             std::string_view policy, bool allow_scripts);
 
 /// `<meta charset="...">` when a browser reading `html` (already rewritten) from a file
 /// would not find `charset` on its own (no BOM or <meta> gives it), else "".

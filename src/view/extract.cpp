@@ -23,6 +23,11 @@ std::string fallback_name(const mime::part_view& p) {
     return name;
 }
 
+bool is_xml(const mime::part_view& p) {
+    const auto& ct = p.content_type();
+    return p.is_leaf() && (ct.is("text", "xml") || ct.is("application", "xml"));
+}
+
 // THTML-10.1: `Content-Base: FILE:` (any case, quotes, colon optional) on the related's
 // heading or on its root's marks the virtual file-name method.
 bool uses_file_names(const archive::aggregate& agg, int rs) {
@@ -128,41 +133,56 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
     detail::output_folder out;
     if (!out.open(dir, options.force, error)) return fail(out.error_code(), error);
 
+    const std::string policy = detail::content_security_policy(
+        detail::parts_scheme::file, options.offline, options.allow_scripts);
+    const detail::rewrite_options rewriting{options.offline, !options.allow_scripts};
     std::size_t done = 0;
     for (const mime::part_view& p : parts) {
         extracted_file& f = report.files[file_of.at(p.index())];
         std::string content;
         const archive::document_type type = archive::document_type_of(p);
-        if (type != archive::document_type::none && !report.file_name_method) {
+        if (type != archive::document_type::none) {
             archive::document_text d = agg.read_document(p);
-            detail::rewrite_counts counts;
-            const std::string& self = f.file;
-            content = detail::rewrite_references(
-                agg, p, d,
-                [&](const mime::part_view& target,
-                    const html::reference&) -> std::optional<std::string> {
-                    auto it = file_of.find(target.index());
-                    if (it == file_of.end()) return std::nullopt;
-                    return relative_url(self, report.files[it->second].file);
-                },
-                options.offline, counts);
-            if (detail::is_text_html(p)) {
-                std::string declarations =
-                    detail::charset_declaration(content, d.charset, d.transcoded);
-                if (options.offline)
-                    declarations +=
-                        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
-                        "'none'; img-src file: data:; style-src file: data: 'unsafe-inline'; "
-                        "font-src file: data:; frame-src file: data:; media-src file: data:\">";
-                if (!declarations.empty())
-                    content.insert(detail::head_insertion_point(content), declarations);
+            if (report.file_name_method) {
+                content = std::move(d.text);
+            } else {
+                detail::rewrite_counts counts;
+                const std::string& self = f.file;
+                content = detail::rewrite_references(
+                    agg, p, d,
+                    [&](const mime::part_view& target,
+                        const html::reference&) -> std::optional<std::string> {
+                        auto it = file_of.find(target.index());
+                        if (it == file_of.end()) return std::nullopt;
+                        return relative_url(self, report.files[it->second].file);
+                    },
+                    rewriting, counts);
+                f.rewritten = counts.to_parts;
+                report.references_rewritten += counts.to_parts;
+                report.external_left += counts.external_left;
+                report.external_removed += counts.external_removed;
+                report.plugins_blocked += counts.plugins_blocked;
             }
-            f.rewritten = counts.to_parts;
-            report.references_rewritten += counts.to_parts;
-            report.external_left += counts.external_left;
-            report.external_removed += counts.external_removed;
+            if (type != archive::document_type::css) {
+                const bool html_syntax = detail::is_text_html(p);
+                const std::string charset_meta =
+                    html_syntax ? detail::charset_declaration(content, d.charset, d.transcoded)
+                                : std::string();
+                const std::size_t n = detail::add_declarations(content, html_syntax, charset_meta,
+                                                               policy, options.allow_scripts);
+                report.refreshes_disabled += n;
+                if (n)
+                    report.notices.push_back(
+                        {f.part, "refresh_disabled",
+                         cat(std::to_string(n), " <meta http-equiv=refresh> disabled (renamed "
+                                                "data-equiv); --allow-scripts keeps them")});
+            }
         } else {
             p.decode_to(content);
+            // A generic XML document is shown as a page too, and runs the scripts of any
+            // XHTML element in it: it gets the policy as XHTML does.
+            if (is_xml(p))
+                detail::add_declarations(content, false, {}, policy, options.allow_scripts);
         }
         if (!out.write(f.file, content, error)) return fail("io_error", error);
         f.size = content.size();

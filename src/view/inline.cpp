@@ -4,6 +4,7 @@
 #include "output_files.hpp"
 #include "text_cat.hpp"
 
+#include "mhtml/html/policy.hpp"
 #include "mhtml/mime/base64.hpp"
 
 #include <algorithm>
@@ -18,24 +19,11 @@ using mhtml::detail::cat;
 
 constexpr std::size_t max_nesting = 32;
 
-// The Content-Security-Policy of the page and of every frame.
-std::string policy(const inline_options& o) {
-    std::string p;
-    if (o.offline) {
-        p = "default-src 'none'; img-src data:; style-src data: 'unsafe-inline'; font-src data:; "
-            "frame-src data:; media-src data:";
-        p += o.allow_scripts ? "; script-src data: 'unsafe-inline' 'unsafe-eval'"
-                             : "; script-src 'none'; object-src 'none'";
-    } else if (!o.allow_scripts) {
-        p = "script-src 'none'; object-src 'none'";
-    }
-    return p;
-}
+// Thrown when the output would pass its budget; inline_page() turns it into an error.
+struct budget_exceeded {};
 
-std::string csp_meta(const std::string& policy) {
-    if (policy.empty()) return {};
-    return cat("<meta http-equiv=\"Content-Security-Policy\" content=\"", policy, "\">");
-}
+// Data: URIs of non-document parts are kept for their next reference up to this much.
+constexpr std::size_t leaf_cache_limit = 64u << 20;
 
 std::string html_escaped(std::string_view s) {
     std::string out;
@@ -62,10 +50,18 @@ std::string html_escaped(std::string_view s) {
 
 class inliner {
 public:
-    inliner(const archive::aggregate& agg, const inline_options& o, inline_report& report)
-        : agg_(agg), options_(o), report_(report), csp_(csp_meta(policy(o))) {}
+    inliner(const archive::aggregate& agg, const inline_options& o, inline_report& report,
+            std::uint64_t budget)
+        : agg_(agg),
+          options_(o),
+          report_(report),
+          policy_(detail::content_security_policy(detail::parts_scheme::data, o.offline,
+                                                  o.allow_scripts)),
+          csp_(policy_.empty() ? std::string() : html::policy_meta(policy_, false)),
+          budget_(budget) {}
 
-    // The page itself, streamed to `sink`.
+    // The page itself, streamed to `sink`. The page is an .html file whatever its root is,
+    // so its declarations are in HTML syntax.
     void page(const mime::part_view& root, const std::function<void(std::string_view)>& sink) {
         const archive::document_type type = archive::document_type_of(root);
         if (type == archive::document_type::none || type == archive::document_type::css) {
@@ -76,14 +72,16 @@ public:
         archive::document_text d = agg_.read_document(root);
         report_.charset = d.transcoded ? "UTF-8" : d.charset;
         report_.transcoded = d.transcoded;
-        std::size_t at = detail::is_text_html(root) ? detail::head_insertion_point(d.text) : 0;
+        if (!options_.allow_scripts) {  // in place: every offset stays valid
+            const std::size_t n = html::disable_meta_refresh(d.text);
+            report_.refreshes_disabled += n;
+            if (n) note(root, "refresh_disabled", refresh_message(n));
+        }
+        std::size_t at = html::declaration_point(d.text);
         if (!d.scan.refs.empty()) at = std::min(at, d.scan.refs.front().offset);
         std::string declarations;
-        if (detail::is_text_html(root)) {
-            if (!report_.charset.empty())
-                declarations = cat("<meta charset=\"", report_.charset, "\">");
-            declarations += csp_;
-        }
+        if (!report_.charset.empty()) declarations = cat("<meta charset=\"", report_.charset, "\">");
+        declarations += csp_;
         sink(std::string_view(d.text).substr(0, at));
         sink(declarations);
         // The rest, with reference offsets made relative to it.
@@ -95,7 +93,7 @@ public:
         tail.scan.refs = std::move(d.scan.refs);
         for (auto& r : tail.scan.refs) r.offset -= at;
         detail::rewrite_counts counts;
-        detail::rewrite_references_to(agg_, root, tail, local(d.charset), options_.offline, counts,
+        detail::rewrite_references_to(agg_, root, tail, local(d.charset), rewriting(), counts,
                                       sink);
         add(counts);
     }
@@ -109,18 +107,36 @@ private:
         };
     }
 
+    detail::rewrite_options rewriting() const {
+        return {options_.offline, !options_.allow_scripts};
+    }
+
     void add(const detail::rewrite_counts& c) {
         report_.references_inlined += c.to_parts;
         report_.external_left += c.external_left;
         report_.external_removed += c.external_removed;
+        report_.plugins_blocked += c.plugins_blocked;
     }
 
     void note(const mime::part_view& p, std::string code, std::string message) {
         report_.notices.push_back({p.path(), std::move(code), std::move(message)});
     }
 
+    static std::string refresh_message(std::size_t n) {
+        return cat(std::to_string(n),
+                   n == 1 ? " <meta http-equiv=refresh> was" : " <meta http-equiv=refresh> were",
+                   " disabled (renamed data-equiv): Chromium's view of an archive follows none, "
+                   "and a policy cannot stop one (--allow-scripts keeps them)");
+    }
+
+    // A string being built may not pass the budget either (nested frames multiply).
+    void check_size(std::size_t n) const {
+        if (n > budget_) throw budget_exceeded{};
+    }
+
     // A part as a data: URI; `referrer_charset` is the charset of the document naming it (a
-    // style sheet without its own is read in it).
+    // style sheet without its own is read in it). Each part is encoded once per output: a
+    // document's URI is kept, and a leaf's while the kept leaves stay under leaf_cache_limit.
     std::string data_uri(const mime::part_view& target, const std::string& referrer_charset) {
         const archive::document_type type = archive::document_type_of(target);
         if (std::find(stack_.begin(), stack_.end(), target.index()) != stack_.end()) {
@@ -136,26 +152,40 @@ private:
             return "data:,";
         }
         if (inlined_.insert(target.index()).second) ++report_.parts_inlined;
+        auto cached = uris_.find(target.index());
+        if (cached != uris_.end()) return cached->second;
         if (type == archive::document_type::none) {
             std::string body;
             target.decode_to(body);
+            check_size(body.size() / 3 * 4);
             std::string essence(target.content_type().essence());
             if (essence.empty() || essence.find_first_of(" \t\";,") != std::string::npos)
                 essence = "application/octet-stream";
-            return cat("data:", essence, ";base64,", mime::base64_encode(body, 0));
+            std::string uri = cat("data:", essence, ";base64,", mime::base64_encode(body, 0));
+            ++report_.encodings;
+            if (leaf_cache_bytes_ + uri.size() > leaf_cache_limit) return uri;
+            leaf_cache_bytes_ += uri.size();
+            return uris_.emplace(target.index(), std::move(uri)).first->second;
         }
-        auto cached = documents_.find(target.index());
-        if (cached != documents_.end()) return cached->second;
         stack_.push_back(target.index());
         archive::document_text d = agg_.read_document(target);
         std::string charset = d.transcoded ? std::string("UTF-8") : d.charset;
         if (type == archive::document_type::css && charset.empty()) charset = referrer_charset;
         detail::rewrite_counts counts;
-        std::string text =
-            detail::rewrite_references(agg_, target, d, local(charset), options_.offline, counts);
+        std::string text;
+        text.reserve(d.text.size());
+        detail::rewrite_references_to(agg_, target, d, local(charset), rewriting(), counts,
+                                      [&](std::string_view piece) {
+                                          check_size(text.size() + piece.size());
+                                          text += piece;
+                                      });
         add(counts);
-        if (detail::is_text_html(target) && !csp_.empty())
-            text.insert(detail::head_insertion_point(text), csp_);
+        if (type != archive::document_type::css) {
+            const std::size_t n = detail::add_declarations(
+                text, detail::is_text_html(target), {}, policy_, options_.allow_scripts);
+            report_.refreshes_disabled += n;
+            if (n) note(target, "refresh_disabled", refresh_message(n));
+        }
         stack_.pop_back();
         std::string_view mime_type = type == archive::document_type::css   ? "text/css"
                                      : type == archive::document_type::svg ? "image/svg+xml"
@@ -165,8 +195,10 @@ private:
         if (!charset.empty() && type != archive::document_type::svg)
             uri += cat(";charset=", charset);
         uri += ";base64,";
+        check_size(uri.size() + text.size() / 3 * 4);
         uri += mime::base64_encode(text, 0);
-        return documents_.emplace(target.index(), std::move(uri)).first->second;
+        ++report_.encodings;
+        return uris_.emplace(target.index(), std::move(uri)).first->second;
     }
 
     // A root that is not HTML (Chromium saves image documents and text files): a page showing
@@ -178,9 +210,9 @@ private:
         const auto& ct = root.content_type();
         if (ct.type == "image") {
             sink(
-                cat("<!DOCTYPE html><html style=\"height:100%\"><head><meta charset=\"utf-8\">"
-                    "<meta name=\"viewport\" content=\"width=device-width, minimum-scale=0.1\">",
-                    csp_,
+                cat("<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
+                    "<html style=\"height:100%\"><head>"
+                    "<meta name=\"viewport\" content=\"width=device-width, minimum-scale=0.1\">"
                     "</head><body style=\"margin:0;height:100%;background-color:rgb(14,14,14);"
                     "display:flex;align-items:center;justify-content:center\"><img "
                     "style=\"display:block;user-select:none;max-width:100%;max-height:100%;"
@@ -192,8 +224,8 @@ private:
         }
         std::string body;
         root.decode_to(body);
-        sink(cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\">", csp_,
-                 "</head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
+        sink(cat("<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
+                 "<html><head></head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
         sink(html_escaped(body));
         sink("</pre></body></html>\n");
         note(root, "not_html",
@@ -203,13 +235,20 @@ private:
     const archive::aggregate& agg_;
     const inline_options& options_;
     inline_report& report_;
-    const std::string csp_;
+    const std::string policy_;
+    const std::string csp_;  // the policy's <meta> in HTML syntax
+    const std::uint64_t budget_;
     std::vector<std::uint32_t> stack_;
     std::unordered_set<std::uint32_t> inlined_;
-    std::unordered_map<std::uint32_t, std::string> documents_;  // data: URIs of documents
+    std::unordered_map<std::uint32_t, std::string> uris_;  // data: URIs made so far
+    std::size_t leaf_cache_bytes_ = 0;
 };
 
 }  // namespace
+
+std::uint64_t default_output_budget(std::uint64_t input_size) noexcept {
+    return 10 * input_size + (64u << 20);
+}
 
 inline_report inline_page(const archive::aggregate& agg,
                           const std::function<void(std::string_view)>& sink,
@@ -224,11 +263,25 @@ inline_report inline_page(const archive::aggregate& agg,
     }
     const mime::part_view root = detail::start_part(agg, rs);
     report.root = root.path();
-    inliner in(agg, options, report);
-    in.page(root, [&](std::string_view piece) {
-        sink(piece);
-        report.size += piece.size();
-    });
+    const std::uint64_t budget = options.max_output
+                                     ? options.max_output
+                                     : default_output_budget(agg.document().bytes().size());
+    inliner in(agg, options, report, budget);
+    try {
+        in.page(root, [&](std::string_view piece) {
+            if (report.size + piece.size() > budget) throw budget_exceeded{};
+            sink(piece);
+            report.size += piece.size();
+        });
+    } catch (const budget_exceeded&) {
+        report.error_code = "output_too_large";
+        report.error = cat("the page would be larger than ", std::to_string(budget),
+                           " octets (frames or style sheets that repeat each other multiply; "
+                           "the limit is --max-output, by default 10 times the archive plus "
+                           "64 MiB); stopped after ",
+                           std::to_string(report.size), " octets");
+        return report;
+    }
     if (report.transcoded)
         report.notices.push_back(
             {root.path(), "transcoded",

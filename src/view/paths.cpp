@@ -28,7 +28,8 @@ struct type_extensions {
 
 constexpr type_extensions known_types[] = {
     {"text/html", {".html", ".htm", ".shtml"}},
-    {"application/xhtml+xml", {".xhtml", ".xht", ".html"}},
+    // Not ".html": a browser would read the file as HTML, not as the XML it is.
+    {"application/xhtml+xml", {".xhtml", ".xht", ""}},
     {"text/css", {".css", "", ""}},
     {"text/javascript", {".js", ".mjs", ""}},
     {"application/javascript", {".js", ".mjs", ""}},
@@ -64,6 +65,14 @@ constexpr type_extensions known_types[] = {
     {"application/pdf", {".pdf", "", ""}},
     {"message/rfc822", {".eml", "", ""}},
 };
+
+// Extensions that a browser opening the file shows as a document that may run scripts.
+bool opens_as_document(std::string_view extension) {
+    static constexpr std::string_view active[] = {".html", ".htm",  ".shtml", ".xhtml", ".xht",
+                                                  ".svg",  ".svgz", ".xml",   ".xsl",   ".xslt"};
+    const std::string e = uri::text::ascii_lower(extension);
+    return std::find(std::begin(active), std::end(active), e) != std::end(active);
+}
 
 std::string essence(std::string_view content_type) {
     std::string_view t =
@@ -293,8 +302,14 @@ std::string path_planner::add_path(std::string_view path, std::string_view conte
     std::string& name = segs.back();
     std::string_view ext = extension_of(name);
     std::string_view wanted = extension_for(content_type);
-    if (!wanted.empty() && !extension_fits(ext, content_type))
+    if (!wanted.empty() && !extension_fits(ext, content_type)) {
         name = shortened(cat(name, wanted), max_segment);
+    } else if (wanted.empty() && opens_as_document(ext)) {
+        // A part of another type under a name a browser opens as a page would be a page
+        // that nothing made safe (no policy: it is not read as a document).
+        note("an extension a browser opens as a document given '.bin' (the part is not one)");
+        name = shortened(cat(name, ".bin"), max_segment);
+    }
     std::string joined;
     for (const auto& s : segs) {
         if (!joined.empty()) joined += '/';

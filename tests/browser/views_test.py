@@ -31,6 +31,7 @@ are kept.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -222,6 +223,59 @@ class ViewsInChromium(unittest.TestCase):
                     self.assertEqual(r.network, [], f"{label} --offline asked the network")
                     self.assertEqual([u for u in r.requests if not u.startswith("file:")], [],
                                      f"{label} --offline requested something not local")
+
+    def test_objects_show_as_in_chromium(self):
+        # Chromium's view of an archive shows an <object> or <embed> of an image, an SVG or an
+        # HTML document of the archive, and the fallback of one that needs a plugin (a PDF):
+        # so do the outputs, whose policy allows the archive's own parts as objects.
+        red = chromium.encode_png(40, 30, [b"\xff\x00\x00\xff" * 40] * 30)
+        parts = [
+            ("img.png", "image/png", "base64", base64.encodebytes(red).decode()),
+            ("pic.svg", "image/svg+xml", "8bit",
+             '<svg xmlns="http://www.w3.org/2000/svg" width="50" height="50">'
+             '<rect width="50" height="50" fill="blue"/></svg>'),
+            ("frame.html", "text/html", "8bit",
+             '<body style="margin:0;background:rgb(0,128,0)">frame</body>'),
+            ("doc.pdf", "application/pdf", "base64", base64.encodebytes(b"%PDF-1.4\n").decode()),
+        ]
+        lines = ["From: <Saved by Blink>", "MIME-Version: 1.0",
+                 'Content-Type: multipart/related; type="text/html"; boundary="b"', "",
+                 "--b", "Content-Type: text/html", "Content-Location: http://x.example/", "",
+                 '<!DOCTYPE html><body style="margin:0">'
+                 '<object data="img.png" width="40" height="30"></object>'
+                 '<object data="pic.svg" type="image/svg+xml" width="50" height="50"></object>'
+                 '<embed src="pic.svg" width="50" height="50">'
+                 '<object data="frame.html" width="80" height="40"></object>'
+                 '<object data="doc.pdf" type="application/pdf" width="80" height="40">'
+                 '<span style="background:rgb(255,255,0)">fallback</span></object>']
+        for location, content_type, encoding, text in parts:
+            lines += ["--b", f"Content-Type: {content_type}",
+                      f"Content-Transfer-Encoding: {encoding}",
+                      f"Content-Location: http://x.example/{location}", "",
+                      *(text.split() if encoding == "base64" else [text])]
+        lines += ["--b--", ""]
+        folder = os.path.join(self.work, "objects")
+        os.makedirs(folder)
+        path = os.path.join(folder, "objects.mhtml")
+        with open(path, "wb") as f:
+            f.write("\r\n".join(lines).encode())
+        run_mhtml("extract", path, "-o", os.path.join(folder, "extracted"))
+        run_mhtml("inline", path, "-o", os.path.join(folder, "inlined.html"))
+        shots = self.render_three_ways("objects", {
+            "archive": path, "extracted": os.path.join(folder, "extracted", "index.html"),
+            "inlined": os.path.join(folder, "inlined.html")})[0]
+        _, _, rows = chromium.decode_png(shots["archive"])
+        self.assertEqual(rows[40][4 * 10:4 * 10 + 3], b"\xff\x00\x00", "no image object")
+        yellow = [x for y in range(60) for x in range(400)
+                  if rows[y][4 * x:4 * x + 3] == b"\xff\xff\x00"]
+        self.assertTrue(yellow, "the PDF object's fallback is not shown")
+        for label in ("extracted", "inlined"):
+            diff = chromium.compare_png(shots["archive"], shots[label])
+            if not diff.identical:
+                self.keep("objects", {"archive.png": shots["archive"],
+                                      f"{label}.png": shots[label]})
+            self.assertTrue(diff.identical, f"{label}: {diff.differing_pixels} pixels differ "
+                            f"in {diff.bbox}")
 
     def test_scripts_run_only_when_allowed(self):
         # A page whose script would mark it; inline blocks it unless --allow-scripts.

@@ -78,7 +78,9 @@ GIF
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["files"].size(), 2u);
     EXPECT_EQ(j["files"][0]["part"], "2.1");
-    EXPECT_EQ(mhtml::test::read_bytes(box / "out/index.html"), "<img src=\"x.example/a.gif\">");
+    EXPECT_EQ(mhtml::test::read_bytes(box / "out/index.html"),
+              "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'; "
+              "object-src file: data:\"><img src=\"x.example/a.gif\">");
     auto bad = run_cli(
         std::vector<std::string>{"extract", "--part", "9", "-", "-o", (box / "other").string()},
         &message);

@@ -21,7 +21,8 @@ struct extract_cli_options {
     std::string file;
     std::string dir;
     std::string part;
-    bool keep_names = false, offline = false, force = false, json = false, strict = false;
+    bool keep_names = false, offline = false, allow_scripts = false, force = false, json = false,
+         strict = false;
     parse_limits limits;
 };
 
@@ -34,6 +35,7 @@ int run_extract(const extract_cli_options& o) {
     if (!o.part.empty()) eo.part = o.part;
     eo.keep_names = o.keep_names;
     eo.offline = o.offline;
+    eo.allow_scripts = o.allow_scripts;
     eo.force = o.force;
     const bool show_progress = !o.json && ::isatty(2);
     if (show_progress)
@@ -83,6 +85,10 @@ int run_extract(const extract_cli_options& o) {
         w.number(r.external_left);
         w.key("external_removed");
         w.number(r.external_removed);
+        w.key("plugins_blocked");
+        w.number(r.plugins_blocked);
+        w.key("refreshes_disabled");
+        w.number(r.refreshes_disabled);
         w.key("file_name_method");
         w.boolean(r.file_name_method);
         write_notices(w, r.notices);
@@ -107,6 +113,12 @@ int run_extract(const extract_cli_options& o) {
             out += std::to_string(r.external_removed);
             out += " pointed at nothing (--offline)";
         }
+        if (r.plugins_blocked) {
+            out += "; ";
+            out += std::to_string(r.plugins_blocked);
+            out += " plugin objects pointed at nothing";
+        }
+        if (!o.allow_scripts) out += "; scripts blocked (--allow-scripts to run them)";
         if (r.file_name_method) out += "; virtual file names: nothing rewritten";
         out += '\n';
         append_notices(out, r.notices);
@@ -136,6 +148,9 @@ runner add_extract_command(CLI::App& app) {
     cmd->add_flag("--offline", o->offline,
                   "point external resources at nothing and forbid fetching (CSP), so opening "
                   "the folder makes no network request");
+    cmd->add_flag("--allow-scripts", o->allow_scripts,
+                  "let the pages' scripts, plugins and refreshes run (by default every page "
+                  "carries a policy that blocks them, as Chromium's view of an archive does)");
     cmd->add_flag("--force", o->force, "replace an existing non-empty folder");
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
@@ -145,7 +160,9 @@ runner add_extract_command(CLI::App& app) {
         "Every part the page uses is written under the folder at host/path of its URL (cid/ID\n"
         "for cid: parts), its references in HTML and CSS rewritten to relative paths; every\n"
         "other byte is kept. manifest.json maps part path, Content-ID, Content-Location and\n"
-        "file. The folder is built beside its destination and renamed into place: nothing is\n"
+        "file. Every HTML, XHTML and SVG file carries a Content-Security-Policy that blocks\n"
+        "scripts and plugins, and meta refreshes are disabled, unless --allow-scripts.\n"
+        "The folder is built beside its destination and renamed into place: nothing is\n"
         "written outside it, whatever names the archive gives.\n"
         "Exit status: 0 written, 2 usage, I/O failure or refusal (nothing written).\n"
         "\n"

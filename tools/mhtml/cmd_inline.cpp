@@ -1,5 +1,6 @@
 // mhtml inline: an archive's page as one self-contained HTML file (view/inline.hpp).
 
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -20,6 +21,7 @@ struct inline_cli_options {
     std::string out;
     std::string part;
     bool offline = false, allow_scripts = false, json = false, strict = false;
+    std::uint64_t max_output = 0;
     parse_limits limits;
 };
 
@@ -32,6 +34,7 @@ int run_inline(const inline_cli_options& o) {
     if (!o.part.empty()) io.part = o.part;
     io.offline = o.offline;
     io.allow_scripts = o.allow_scripts;
+    io.max_output = o.max_output;
     const view::inline_report r = view::inline_page(agg, o.out, io);
     // With -o -, the page went to standard output: the summary goes to standard error.
     std::FILE* summary = o.out == "-" ? stderr : stdout;
@@ -56,6 +59,10 @@ int run_inline(const inline_cli_options& o) {
             w.number(r.external_left);
             w.key("external_removed");
             w.number(r.external_removed);
+            w.key("plugins_blocked");
+            w.number(r.plugins_blocked);
+            w.key("refreshes_disabled");
+            w.number(r.refreshes_disabled);
             w.key("charset");
             w.string(r.charset);
             w.key("transcoded");
@@ -99,7 +106,12 @@ runner add_inline_command(CLI::App& app) {
     cmd->add_flag("--offline", o->offline,
                   "remove external resources and forbid every fetch (CSP default-src 'none')");
     cmd->add_flag("--allow-scripts", o->allow_scripts,
-                  "let the page's scripts run (by default a Content-Security-Policy blocks them)");
+                  "let the page's scripts, plugins and refreshes run (by default a "
+                  "Content-Security-Policy blocks them, as Chromium's view of an archive does)");
+    cmd->add_option("--max-output", o->max_output,
+                    "the most the page may weigh, e.g. 500M or 2G (default: 10 times the "
+                    "archive plus 64 MiB); a larger page is an error and nothing is written")
+        ->transform(CLI::AsSizeValue(false));
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
     cmd->add_flag("--json", o->json, "print the summary as JSON");
@@ -107,9 +119,11 @@ runner add_inline_command(CLI::App& app) {
     cmd->footer(
         "Images, fonts, style sheets (with their own url()s) and frames that the archive holds\n"
         "become data: URIs; the page's charset is kept and declared. Received scripts do not run\n"
-        "unless --allow-scripts. The file is written beside its destination and renamed into\n"
-        "place; with -o - the page goes to standard output and the summary to standard error.\n"
-        "Exit status: 0 written, 2 usage or I/O failure.\n"
+        "unless --allow-scripts. Frames and style sheets that repeat each other can multiply\n"
+        "the page's size: past --max-output it stops with an error. The file is written beside\n"
+        "its destination and renamed into place (nothing is left on error); with -o - the page\n"
+        "goes to standard output and the summary to standard error.\n"
+        "Exit status: 0 written, 2 usage, I/O failure or a page over --max-output.\n"
         "\n"
         "Examples:\n"
         "  mhtml inline saved.mhtml -o saved.html\n"

@@ -6,8 +6,17 @@
 /// Order, first match wins:
 ///  1. A byte order mark (UTF-8 EF BB BF, UTF-16BE FE FF, UTF-16LE FF FE).
 ///  2. The Content-Type charset parameter, if it is a label of the Encoding Standard.
-///  3. The prescan of the first 1024 octets: a UTF-16 XML declaration without BOM, then
-///     `<meta charset=…>` or `<meta http-equiv="Content-Type" content="…charset=…">`.
+///  3. A UTF-16 XML declaration without BOM (`<?x` in UTF-16), then `<meta charset=…>` or
+///     `<meta http-equiv="Content-Type" content="…charset=…">`, searched for as Chromium
+///     searches (HTMLMetaCharsetParser) rather than with the standard's byte-level prescan:
+///     with the HTML tokenizer (html/tokenizer.hpp), so the text of `<script>`, `<title>`,
+///     `<textarea>` and the like and comments (which `--!>` ends) hide what looks like a
+///     `<meta>`; through the whole head, as long as only elements that may stand in a head
+///     have been seen (`<title>`, `<style>`, `<script>`, `<noscript>`, `<link>`, `<meta>`,
+///     `<object>`, `<base>`, and the `<html>` and `<head>` start tags), and in any case
+///     through the first `prescan_length` octets. Each of these differences from the
+///     standard's prescan was checked against Chromium 156 (tests/unit/html/charset_test.cpp
+///     lists them; tests/browser/ compares them with the running browser).
 ///  4. windows-1252.
 ///
 /// The BOM comes before the Content-Type although the project issue lists Content-Type
@@ -47,8 +56,9 @@ struct detected_charset {
     std::size_t bom_length = 0;    ///< octets of a byte order mark at the start (0 if none)
 };
 
-/// Octets of the body the prescan looks at (WHATWG HTML encourages 1024). A `<meta>` that
-/// starts or ends beyond them is not seen.
+/// Octets of the body searched for a `<meta>` whatever it holds (Chromium's
+/// kBytesToCheckUnconditionally; WHATWG HTML encourages 1024): past them the search ends at
+/// the first token that ends there once an element that does not belong in a head was seen.
 inline constexpr std::size_t prescan_length = 1024;
 
 /// Encoding Standard "get an encoding": the encoding name for `label` after ASCII white

@@ -17,15 +17,24 @@
 ///   `<meta charset="...">` after its doctype, because a file:// URL has no Content-Type.
 ///   ISO-2022-JP and UTF-16 documents are written in UTF-8 (with that meta first).
 ///
+/// Scripts never run unless `allow_scripts`, as in Chromium's own view of an archive: every
+/// HTML, XHTML and SVG file gets a Content-Security-Policy `<meta>` with
+/// `script-src 'none'; object-src file: data:`, put where it is in force before anything in
+/// the document can run (html/policy.hpp); `<meta http-equiv=refresh>` is disabled; an
+/// `<object>` or `<embed>` of a part only a plugin shows points at nothing (see inline.hpp);
+/// and a part that is not such a document is never written under a name a browser would
+/// open as one (`.html`, `.svg`, `.xhtml`, `.xml`...: view/paths.hpp renames it).
+///
 /// `offline`: references that would make a browser fetch something from the network when the
 /// folder is opened (resources; not links the reader has to click) and resolve to no part
-/// are pointed at nothing (`data:,`), and each HTML file gets a Content-Security-Policy
-/// `<meta>` allowing only `file:`, `data:` and inline styles, so even references the
-/// scanner cannot see (script-made ones) fetch nothing.
+/// are pointed at nothing (`data:,`), and the policy becomes `default-src 'none'` with
+/// exceptions for `file:`, `data:` and inline styles, so even references the scanner cannot
+/// see (script-made ones) fetch nothing.
 ///
 /// The virtual file-name method (text/html draft 9.2, 10: `Content-Base: FILE:` on the
 /// related or its root): parts are written at the names their Content-Locations give and
-/// nothing is rewritten; a name that had to be changed to be safe is reported.
+/// no reference is rewritten (the declarations above are still added); a name that had to
+/// be changed to be safe is reported.
 ///
 /// Safety: the folder is built in a new temporary folder next to `dir` and renamed into
 /// place, so nothing is ever written outside `dir`, no link already in `dir` is followed,
@@ -47,7 +56,7 @@ namespace mhtml::view {
 struct notice {
     std::string part;  ///< the part's path
     /// Stable: "renamed", "file_name_changed" (extract); "cycle", "too_deep", "not_html",
-    /// "transcoded" (inline).
+    /// "transcoded" (inline); "refresh_disabled" (both).
     std::string code;
     std::string message;
 };
@@ -59,6 +68,7 @@ struct extract_options {
     std::optional<std::string> part;
     bool keep_names = false;
     bool offline = false;
+    bool allow_scripts = false;
     bool force = false;
     /// Called after each file is written (files written, files to write).
     std::function<void(std::size_t, std::size_t)> progress;
@@ -80,6 +90,8 @@ struct extract_report {
     std::size_t references_rewritten = 0;  ///< to the path of a written part
     std::size_t external_left = 0;         ///< resolve to no part and were kept (absolute)
     std::size_t external_removed = 0;      ///< offline: pointed at nothing
+    std::size_t plugins_blocked = 0;       ///< object/embed of plugin content pointed at nothing
+    std::size_t refreshes_disabled = 0;    ///< <meta http-equiv=refresh> made inert
     bool file_name_method = false;         ///< the virtual file-name method: nothing rewritten
     std::vector<notice> notices;
     /// Empty on success; else a stable code ("dir_not_empty", "dir_is_link", "no_such_part",

@@ -366,6 +366,26 @@ TEST(HtmlCharset, CommentsAreSkipped) {
     EXPECT_EQ(meta("<!--<meta charset=koi8-r>-- ><meta charset=utf-8>"), fallback);
 }
 
+// Where Chromium (HTMLMetaCharsetParser, which runs its HTML tokenizer) and the standard's
+// byte-level prescan disagree, mhtml reads as Chromium does: each case below was opened in
+// Chromium 156 as a file and its document.characterSet read (tests/browser/ checks them
+// against the running browser).
+TEST(HtmlCharset, ATokenizerDecidesWhatIsAComment_AsChromium) {
+    // "--!>" ends a comment for the tokenizer (the prescan looks for "-->").
+    EXPECT_EQ(meta("<!-- x --!> <meta charset=koi8-r> -->"), "KOI8-R");
+}
+
+TEST(HtmlCharset, RawTextHidesAMeta_AsChromium) {
+    // The prescan does not know <script>; the tokenizer does.
+    EXPECT_EQ(meta("<script>var s = '<meta charset=koi8-r>'</script><meta charset=utf-8>"),
+              "UTF-8");
+    EXPECT_EQ(meta("<title><meta charset=koi8-r></title>"), fallback);
+    EXPECT_EQ(meta("<textarea><meta charset=koi8-r></textarea>"), fallback);
+    EXPECT_EQ(meta("<xmp><meta charset=koi8-r></xmp>"), fallback);
+    // <noscript> is markup (scripting is off while the encoding is sought).
+    EXPECT_EQ(meta("<noscript><meta charset=koi8-r></noscript>"), "KOI8-R");
+}
+
 TEST(HtmlCharset, OtherMarkupIsSkipped) {
     EXPECT_EQ(meta("<!DOCTYPE html><?xml version=\"1.0\"?><html lang=en><meta charset=utf-8>"),
               "UTF-8");
@@ -380,12 +400,10 @@ TEST(HtmlCharset, OtherMarkupIsSkipped) {
     EXPECT_EQ(meta("<metal charset=utf-8>"), fallback);
     EXPECT_EQ(meta("<meta>"), fallback);
     EXPECT_EQ(meta("< meta charset=utf-8>"), fallback);  // "< " is text, so is "meta"
-}
-
-TEST(HtmlCharset, PrescanKnowsNoRawTextElements) {
-    // As in browsers: the prescan does not know <script>, so a string there counts.
-    EXPECT_EQ(meta("<script>var s = '<meta charset=koi8-r>'</script><meta charset=utf-8>"),
-              "KOI8-R");
+    // A character reference in the value is decoded; the label's offset is the value's.
+    auto r = detect_charset("", "<meta charset=\"koi8&#45;r\">");
+    EXPECT_EQ(r.name, "KOI8-R");
+    EXPECT_EQ(r.label_offset, 15u);
 }
 
 TEST(HtmlCharset, NonAsciiOctetsBeforeTheMeta) {
@@ -395,19 +413,30 @@ TEST(HtmlCharset, NonAsciiOctetsBeforeTheMeta) {
 
 // ---------------------------------------------------------------- the end of the prescan
 
-TEST(HtmlCharset, MetaPast1024OctetsIsNotSeen) {
-    const std::string_view meta_tag = "<meta charset=utf-8>";
-    auto padded = [&](std::size_t n) {
-        std::string html(n, ' ');
-        html += meta_tag;
-        return html;
+TEST(HtmlCharset, TheSearchGoesOnThroughTheHead_AsChromium) {
+    const std::string padding(1500, 'x');
+    // Past 1024 octets, still in the head (only head elements seen): found.
+    EXPECT_EQ(meta("<html><head><title>" + padding + "</title><meta charset=koi8-r></head>"),
+              "KOI8-R");
+    EXPECT_EQ(meta("<html><head><!--" + padding + "--><meta charset=koi8-r></head>"), "KOI8-R");
+    EXPECT_EQ(meta(std::string(2000, ' ') + "<meta charset=utf-8>"), "UTF-8");
+    // Past 1024 octets after an element that does not belong in a head: not found.
+    EXPECT_EQ(meta("<html><body><p>" + padding + "</p><meta charset=koi8-r>"), fallback);
+    EXPECT_EQ(meta("<div>" + std::string(2000, 'y') + "</div><meta charset=koi8-r>"), fallback);
+    EXPECT_EQ(meta("<html></head>" + padding + "<meta charset=koi8-r>"), fallback);
+    // Within 1024 octets, even in the body: found.
+    EXPECT_EQ(meta("<body><meta charset=koi8-r>"), "KOI8-R");
+    // The search ends at the first token that ends at or after 1024 octets once the head is
+    // over; a meta that is that token is still read.
+    const std::string_view tag = "<meta charset=utf-8>";
+    auto after_body = [&](std::size_t end) {
+        std::string html = "<body>";
+        html += std::string(end - html.size() - tag.size(), 'z');
+        html += tag;
+        return meta(html);
     };
-    // Ends at octet 1024: seen.
-    EXPECT_EQ(meta(padded(prescan_length - meta_tag.size())), "UTF-8");
-    // One octet later its '>' is beyond the window.
-    EXPECT_EQ(meta(padded(prescan_length - meta_tag.size() + 1)), fallback);
-    // Starts after 1024.
-    EXPECT_EQ(meta(padded(2000)), fallback);
+    EXPECT_EQ(after_body(prescan_length + 10), "UTF-8");  // the text before it ends at 1014
+    EXPECT_EQ(after_body(prescan_length + 30), fallback);  // the text ends at 1034: the end
 }
 
 TEST(HtmlCharset, ElementCutByTheEndIsNotRead) {

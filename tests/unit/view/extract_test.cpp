@@ -6,8 +6,12 @@
 #include "mhtml/mime/document.hpp"
 #include "unit/view/view_support.hpp"
 
+#include "support/policy_check.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <map>
 
 namespace mhtml::view {
 namespace {
@@ -131,8 +135,11 @@ TEST(Extract, ACharsetFromTheContentTypeOnlyIsDeclared) {
                 body + "\n--b--\n",
             box / "a");
     ASSERT_TRUE(r.ok()) << r.error;
+    const std::string policy =
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'; "
+        "object-src file: data:\">";
     EXPECT_EQ(read_bytes(box / "a/index.html"),
-              "<!doctype html><meta charset=\"windows-1251\">" + body);
+              "<!doctype html><meta charset=\"windows-1251\">" + policy + body);
     // A document that declares its charset itself is written as it is.
     auto [doc2, r2] =
         run("Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
@@ -140,7 +147,79 @@ TEST(Extract, ACharsetFromTheContentTypeOnlyIsDeclared) {
                 body + "\n--b--\n",
             box / "b");
     ASSERT_TRUE(r2.ok());
-    EXPECT_EQ(read_bytes(box / "b/index.html"), "<meta charset=windows-1251>" + body);
+    EXPECT_EQ(read_bytes(box / "b/index.html"), policy + "<meta charset=windows-1251>" + body);
+}
+
+TEST(Extract, MHT_12_5_EveryDocumentCarriesThePolicyFirstUnlessScriptsAreAllowed) {
+    const std::string message = R"msg(Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html
+Content-Location: http://x.example/
+
+<!--><script>x()</script><!-- --><meta http-equiv=refresh content=0;url=http://y.example/>
+<iframe src="f.xhtml"></iframe><iframe src="p.svg"></iframe><iframe src="d.xml"></iframe>
+<iframe src="evil.html"></iframe><object data="doc.pdf">fallback</object>
+--b
+Content-Type: application/xhtml+xml
+Content-Location: http://x.example/f.xhtml
+
+<html xmlns="http://www.w3.org/1999/xhtml"><body><script>y()</script></body></html>
+--b
+Content-Type: image/svg+xml
+Content-Location: http://x.example/p.svg
+
+<svg xmlns="http://www.w3.org/2000/svg" onload="z()"/>
+--b
+Content-Type: text/xml
+Content-Location: http://x.example/d.xml
+
+<d><s:script xmlns:s="http://www.w3.org/1999/xhtml">w()</s:script></d>
+--b
+Content-Type: application/octet-stream
+Content-Location: http://x.example/evil.html
+
+<script>v()</script>
+--b
+Content-Type: application/pdf
+Content-Location: http://x.example/doc.pdf
+
+%PDF
+--b--
+)msg";
+    sandbox box;
+    auto [doc, r] = run(message, box / "out");
+    ASSERT_TRUE(r.ok()) << r.error;
+    std::map<std::string, std::string> files;
+    for (const auto& f : r.files) files[f.part] = f.file;
+    EXPECT_EQ(files["2"], "x.example/f.xhtml");
+    EXPECT_EQ(files["5"], "x.example/evil.html.bin");  // never a page without a policy
+    const std::string index = read_bytes(box / "out/index.html");
+    EXPECT_EQ(test::policy_first_violation(index, false), "") << index;
+    EXPECT_NE(index.find("<meta data-equiv=refresh"), std::string::npos);
+    EXPECT_NE(index.find("<object data=\"mhtml-blocked:plugin\">fallback"), std::string::npos);
+    EXPECT_EQ(r.refreshes_disabled, 1u);
+    EXPECT_EQ(r.plugins_blocked, 1u);
+    for (const char* xml : {"2", "3", "4"}) {
+        const std::string text = read_bytes(box / "out" / files[xml]);
+        EXPECT_EQ(test::policy_first_violation(text, true), "") << files[xml] << ": " << text;
+    }
+    bool renamed = false;
+    for (const auto& n : r.notices)
+        renamed |= n.part == "5" && n.code == "renamed" &&
+                   n.message.find("a browser opens as a document") != std::string::npos;
+    EXPECT_TRUE(renamed);
+
+    extract_options allow;
+    allow.allow_scripts = true;
+    auto [doc2, r2] = run(message, box / "open", allow);
+    ASSERT_TRUE(r2.ok()) << r2.error;
+    const std::string open = read_bytes(box / "open/index.html");
+    EXPECT_EQ(open.find("Content-Security-Policy"), std::string::npos);
+    EXPECT_NE(open.find("<meta http-equiv=refresh"), std::string::npos);
+    EXPECT_NE(open.find("<object data=\"x.example/doc.pdf\">"), std::string::npos) << open;
+    EXPECT_EQ(read_bytes(box / "open/x.example/p.svg"),
+              "<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"z()\"/>");
 }
 
 TEST(Extract, TheVirtualFileNameMethodNeedsNoRewriting) {
@@ -170,7 +249,10 @@ GIF2
     ASSERT_TRUE(r.ok()) << r.error;
     EXPECT_TRUE(r.file_name_method);
     EXPECT_EQ(r.references_rewritten, 0u);
-    EXPECT_EQ(read_bytes(box / "out/index.html"), "<img src=\"logo.gif\"><img src=\"pics/a.gif\">");
+    // Only the policy is added: every reference stays as the archive wrote it.
+    EXPECT_EQ(read_bytes(box / "out/index.html"),
+              "<meta http-equiv=\"Content-Security-Policy\" content=\"script-src 'none'; "
+              "object-src file: data:\"><img src=\"logo.gif\"><img src=\"pics/a.gif\">");
     EXPECT_EQ(read_bytes(box / "out/logo.gif"), "GIF1");
     EXPECT_EQ(read_bytes(box / "out/pics/a.gif"), "GIF2");
 }

@@ -1,0 +1,121 @@
+#include "mhtml/html/policy.hpp"
+
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/tokenizer.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace mhtml::html {
+
+std::size_t declaration_point(std::string_view html) {
+    tokenizer tokens(html);
+    token t;
+    std::size_t at = tokens.position();  // after a byte order mark
+    bool doctype_seen = false;           // a second DOCTYPE is an ordinary token
+    while (tokens.next(t)) {
+        if (t.type == token_type::comment) {
+            at = t.end;
+            continue;
+        }
+        if (t.type == token_type::text &&
+            std::all_of(html.begin() + static_cast<std::ptrdiff_t>(t.begin),
+                        html.begin() + static_cast<std::ptrdiff_t>(t.end), ascii::is_html_space)) {
+            at = t.end;
+            continue;
+        }
+        if (t.type == token_type::doctype && !doctype_seen) {
+            doctype_seen = true;
+            at = t.end;
+            continue;
+        }
+        return t.begin;
+    }
+    // Nothing but comments, white space and a DOCTYPE: at the end (inside an unterminated
+    // last comment, which then holds everything after it: there is nothing to run).
+    return at;
+}
+
+xml_root find_xml_root(std::string_view xml) {
+    tokenizer tokens(xml, true);
+    token t;
+    while (tokens.next(t)) {
+        if (t.type != token_type::start_tag) continue;
+        xml_root r;
+        r.found = true;
+        r.begin = t.begin;
+        r.end = t.end;
+        r.self_closing = t.self_closing;
+        std::size_t e = t.begin + 1;
+        while (e < xml.size() && !ascii::is_html_space(xml[e]) && xml[e] != '/' && xml[e] != '>')
+            ++e;
+        r.name = xml.substr(t.begin + 1, e - t.begin - 1);
+        return r;
+    }
+    return {};
+}
+
+std::string policy_meta(std::string_view policy, bool xml) {
+    std::string out;
+    if (xml) out = "<html:head xmlns:html=\"http://www.w3.org/1999/xhtml\"><html:meta";
+    else out = "<meta";
+    out += " http-equiv=\"Content-Security-Policy\" content=\"";
+    out += policy;
+    out += xml ? "\"/></html:head>" : "\">";
+    return out;
+}
+
+std::string with_html_declarations(std::string_view html, std::string_view declarations) {
+    const std::size_t at = declaration_point(html);
+    std::string out;
+    out.reserve(html.size() + declarations.size());
+    out.append(html.substr(0, at));
+    out.append(declarations);
+    out.append(html.substr(at));
+    return out;
+}
+
+std::string with_xml_declarations(std::string_view xml, std::string_view declarations) {
+    const xml_root root = find_xml_root(xml);
+    if (!root.found) return std::string(xml);
+    std::string out;
+    out.reserve(xml.size() + declarations.size() + root.name.size() + 3);
+    if (!root.self_closing) {
+        out.append(xml.substr(0, root.end));
+        out.append(declarations);
+        out.append(xml.substr(root.end));
+        return out;
+    }
+    // "<svg …/>" -> "<svg …>" declarations "</svg>"
+    std::size_t slash = root.end - 2;  // the tokenizer saw "/>" at the end of the tag
+    out.append(xml.substr(0, slash));
+    out += '>';
+    out.append(declarations);
+    out += "</";
+    out.append(root.name);
+    out += '>';
+    out.append(xml.substr(root.end));
+    return out;
+}
+
+std::size_t disable_meta_refresh(std::string& html) {
+    std::size_t count = 0;
+    tokenizer tokens(html);
+    token t;
+    std::vector<std::size_t> names;  // offsets of the attribute names to change
+    while (tokens.next(t)) {
+        if (t.type != token_type::start_tag || t.name != "meta") continue;
+        const attribute_view* equiv = t.attribute("http-equiv");
+        if (!equiv) continue;
+        std::string_view v = tokens.value(*equiv);
+        while (!v.empty() && ascii::is_html_space(v.front())) v.remove_prefix(1);
+        while (!v.empty() && ascii::is_html_space(v.back())) v.remove_suffix(1);
+        if (!ascii::iequals(v, "refresh")) continue;
+        names.push_back(static_cast<std::size_t>(equiv->name.data() - html.data()));
+        ++count;
+    }
+    for (std::size_t at : names) html.replace(at, 4, "data");  // "http-equiv" -> "data-equiv"
+    return count;
+}
+
+}  // namespace mhtml::html

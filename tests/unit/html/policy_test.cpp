@@ -1,0 +1,90 @@
+// Where a document's declarations and policy go (html/policy.hpp), MHT-12.5.
+#include "mhtml/html/policy.hpp"
+
+#include "support/policy_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+
+namespace mhtml::html {
+namespace {
+
+const std::string policy = "script-src 'none'; object-src data:";
+
+// The HTML document with its policy, "|" marking where it went.
+std::string marked(std::string_view html) {
+    return with_html_declarations(html, "|");
+}
+
+TEST(HtmlPolicy, MHT_12_5_BeforeEverythingButCommentsWhiteSpaceAndTheDoctype) {
+    EXPECT_EQ(marked(""), "|");
+    EXPECT_EQ(marked("<p>x"), "|<p>x");
+    EXPECT_EQ(marked("\xEF\xBB\xBF<!DOCTYPE html>\n<html>"), "\xEF\xBB\xBF<!DOCTYPE html>\n|<html>");
+    EXPECT_EQ(marked("<!-- a --> <!DOCTYPE html><!-- b --><script>"),
+              "<!-- a --> <!DOCTYPE html><!-- b -->|<script>");
+    // The comment skipper of the old view layer did not know these end at once.
+    EXPECT_EQ(marked("<!--><script>x</script><!-- -->"), "<!-->|<script>x</script><!-- -->");
+    EXPECT_EQ(marked("<!---><script>x</script>-->"), "<!--->|<script>x</script>-->");
+    EXPECT_EQ(marked("<!-- x --!><script>x</script>-->"), "<!-- x --!>|<script>x</script>-->");
+    // Text, a second DOCTYPE, a tag: the first of them.
+    EXPECT_EQ(marked("text <b>"), "|text <b>");
+    EXPECT_EQ(marked("<!DOCTYPE a><!DOCTYPE b>"), "<!DOCTYPE a>|<!DOCTYPE b>");
+    EXPECT_EQ(marked("<?xml version='1.0'?><svg onload=x>"), "<?xml version='1.0'?>|<svg onload=x>");
+    EXPECT_EQ(marked("\t\n<html onload=x>"), "\t\n|<html onload=x>");
+    // A comment to the end of the input holds everything after it.
+    EXPECT_EQ(marked("<!-- <script>x</script>"), "<!-- <script>x</script>|");
+}
+
+TEST(HtmlPolicy, MHT_12_5_XmlDocumentsGetAnXhtmlHeadAfterTheRoot) {
+    const std::string meta = policy_meta(policy, true);
+    EXPECT_EQ(meta,
+              "<html:head xmlns:html=\"http://www.w3.org/1999/xhtml\"><html:meta "
+              "http-equiv=\"Content-Security-Policy\" content=\"" +
+                  policy + "\"/></html:head>");
+    EXPECT_EQ(with_xml_declarations("<?xml version='1.0'?>\n<!DOCTYPE svg [<!ENTITY a '>'>]>"
+                                    "<svg onload='x'><script>y</script></svg>",
+                                    "|"),
+              "<?xml version='1.0'?>\n<!DOCTYPE svg [<!ENTITY a '>'>]><svg onload='x'>|"
+              "<script>y</script></svg>");
+    EXPECT_EQ(with_xml_declarations("<svg:svg xmlns:svg='x' onload='y'/>", "|"),
+              "<svg:svg xmlns:svg='x' onload='y'>|</svg:svg>");
+    EXPECT_EQ(with_xml_declarations("no root here", "|"), "no root here");
+    auto root = find_xml_root("<!-- <a> --><b x='>'>");
+    ASSERT_TRUE(root.found);
+    EXPECT_EQ(root.name, "b");
+    EXPECT_EQ(root.begin, 12u);
+    EXPECT_FALSE(root.self_closing);
+    const std::string svg = with_xml_declarations("<svg><script>x</script></svg>", meta);
+    EXPECT_EQ(test::policy_first_violation(svg, true), "");
+}
+
+TEST(HtmlPolicy, TheCheckSeesWhatComesBefore) {
+    const std::string meta = policy_meta(policy, false);
+    EXPECT_EQ(test::policy_first_violation("<!DOCTYPE html><meta charset=utf-8>" + meta, false),
+              "");
+    EXPECT_EQ(test::policy_first_violation("<script>x</script>" + meta, false),
+              "start_tag before the policy: <script>");
+    EXPECT_EQ(test::policy_first_violation("<p>" + meta, false), "start_tag before the policy: <p>");
+    EXPECT_EQ(test::policy_first_violation("no policy", false), "text before the policy: no policy");
+    EXPECT_EQ(test::policy_first_violation("", false), "no policy");
+}
+
+TEST(HtmlPolicy, RefreshesAreDisabledInPlace) {
+    std::string html =
+        "<meta http-equiv=refresh content='0;url=x'><META HTTP-EQUIV=' Refresh ' content=1>"
+        "<meta http-equiv=content-type content='text/html'><svg><meta http-equiv=refresh></svg>"
+        "<script><meta http-equiv=refresh></script>";
+    const std::size_t size = html.size();
+    // The <meta> in <svg> breaks out of foreign content: it is an HTML one.
+    EXPECT_EQ(disable_meta_refresh(html), 3u);
+    EXPECT_EQ(html.size(), size);
+    EXPECT_EQ(html,
+              "<meta data-equiv=refresh content='0;url=x'><META data-EQUIV=' Refresh ' content=1>"
+              "<meta http-equiv=content-type content='text/html'><svg><meta "
+              "data-equiv=refresh></svg><script><meta http-equiv=refresh></script>");
+}
+
+}  // namespace
+}  // namespace mhtml::html
