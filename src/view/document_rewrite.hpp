@@ -64,8 +64,8 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
 /// Where an output keeps the archive's parts, which decides what its policy allows.
 enum class parts_scheme { data /* inline: data: URIs */, file /* extract: files */ };
 
-/// The Content-Security-Policy of every document an output writes, or "" for none (scripts
-/// allowed and not offline). Scripts: `script-src 'none'` unless `allow_scripts`. Plugins
+/// The Content-Security-Policy of every document an output writes (MHT-12.5, REL-7.1), or ""
+/// for none (scripts allowed and not offline). Scripts: `script-src 'none'` unless `allow_scripts`. Plugins
 /// and external objects: `object-src` allows only the archive's own parts (data: or file:),
 /// as Chromium's own view of an archive shows an `<object>` or `<embed>` of an image, an
 /// SVG or an HTML document from it. `offline`: `default-src 'none'` with exceptions for the

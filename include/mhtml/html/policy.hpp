@@ -1,7 +1,8 @@
 #pragma once
 /// Where a document's own declarations go (a `<meta charset>`, a Content-Security-Policy
 /// `<meta>`), decided with the one tokenizer (html/tokenizer.hpp), so that a declaration is
-/// in force before anything in the document can run or load.
+/// in force before anything in the document can run or load: MHT-12.5 (received scripts do
+/// not run unless asked for) depends on it.
 ///
 /// HTML: a `<meta>` is honoured as a policy only in `<head>` (HTML §4.2.5.3: "if the meta
 /// element is not a child of a head element, return"). The point chosen is before the first
