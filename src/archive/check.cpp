@@ -304,7 +304,7 @@ private:
     void check_content_id_uniqueness();
     void check_related_parameters(const mime::part_view& p);
     void check_line_ends(const mime::part_view& p, std::string_view body);
-    void check_references(const mime::part_view& p, std::string_view body, document_type type);
+    void check_references(const mime::part_view& p, const document_text& d);
     void map_aggregate_diagnostic(const diagnostic& d);
     void check_related_structures();
 
@@ -357,7 +357,9 @@ std::vector<finding> checker::run() {
                      " (REL-2.2, RFC 2045 6.4: a multipart is 7bit, 8bit or binary only; other "
                      "readers may not find its parts)"}));
 
-    // Bodies: canonical line ends of text, references of document parts (decoded once).
+    // Bodies: canonical line ends of text; references of document parts, read as the rest of
+    // the library reads them (aggregate::read_document: decoded once, a UTF-16 or ISO-2022-JP
+    // page transcoded, scanned once, its <base href> taken from that scan).
     std::string body;
     for (std::size_t i = 0; i < n; ++i) {
         mime::part_view p = doc_.part(i);
@@ -365,10 +367,23 @@ std::vector<finding> checker::run() {
         const bool text = p.content_type().type == "text";
         const document_type type = document_type_of(p);
         if (!text && type == document_type::none) continue;
-        body.clear();
-        p.decode_to(body);
-        if (text && !is_phantom(p)) check_line_ends(p, body);
-        if (type != document_type::none) check_references(p, body, type);
+        if (type == document_type::none) {
+            body.clear();
+            p.decode_to(body);
+            if (!is_phantom(p)) check_line_ends(p, body);
+            continue;
+        }
+        const document_text d = agg_.read_document(p);
+        if (text && !is_phantom(p)) {
+            if (d.transcoded) {  // line ends are judged on the octets as sent
+                body.clear();
+                p.decode_to(body);
+                check_line_ends(p, body);
+            } else {
+                check_line_ends(p, d.text);
+            }
+        }
+        check_references(p, d);
     }
     check_related_structures();
 
@@ -573,14 +588,13 @@ void checker::check_line_ends(const mime::part_view& p, std::string_view body) {
              "accept it; a signature or checksum over the canonical text will not match"}));
 }
 
-void checker::check_references(const mime::part_view& p, std::string_view body,
-                               document_type type) {
-    html::scan_result scan = type == document_type::css
-                                 ? html::scan_style_sheet(body)
-                                 : html::scan_html(body, type == document_type::svg);
+void checker::check_references(const mime::part_view& p, const document_text& d) {
+    const html::scan_result& scan = d.scan;
     const entity_info& info = agg_.info(p);
+    // Offsets point at the reference in the input only when the body is the input's octets.
     const bool identity = p.encoding() != mime::transfer_encoding::base64 &&
-                          p.encoding() != mime::transfer_encoding::quoted_printable;
+                          p.encoding() != mime::transfer_encoding::quoted_printable &&
+                          !d.transcoded;
     // One finding per (code, resolved URI) in a part, the first; the count is added to its
     // message. Grouped by sorting, not hashing: the document chooses its URIs.
     struct pending {

@@ -4,6 +4,8 @@
 // through the tool for the exit status.
 #include "mhtml/archive/check.hpp"
 
+#include "mhtml/mime/base64.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -760,6 +762,35 @@ data
 --b--
 )"));
     EXPECT_EQ(f, lines{"note REL-1.1 part_not_referenced 2"});
+}
+
+// check reads a page as refs, extract and inline do (aggregate::read_document): a UTF-16 or
+// ISO-2022-JP page is transcoded before it is scanned, so its references are found and the
+// parts they name are not reported as unreferenced.
+TEST(Check, REL_1_1_PagesInUtf16AndIso2022JpAreReadLikeEverywhereElse) {
+    std::string utf16 = "\xFF\xFE";  // a byte order mark, then UTF-16LE
+    for (char c : std::string("<p>\xA4<img src=\"a.png\"><img src=\"missing.png\">"))
+        utf16.append({c, '\0'});
+    const std::string encoded = mime::base64_encode(utf16);
+    const std::string utf16_message =
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n--b\n"
+        "Content-Type: text/html; charset=utf-16\nContent-Transfer-Encoding: base64\n"
+        "Content-Location: http://e.example/\n\n" +
+        encoded +
+        "\n--b\nContent-Type: image/png\nContent-Location: http://e.example/a.png\n\nPNG\n"
+        "--b--\n";
+    EXPECT_EQ(check_text(crlf(utf16_message)),
+              (lines{"warning MHT-7.1 resource_not_in_archive 1"}));
+    // ISO-2022-JP: the JIS octets of two kana here are "$<" and "$\"".
+    const std::string jis = "<p>\x1B$B$<$\"\x1B(B<img src=\"a.png\">";
+    EXPECT_EQ(check_text(crlf(
+                  "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n--b\n"
+                  "Content-Type: text/html; charset=iso-2022-jp\n"
+                  "Content-Location: http://e.example/\n\n" +
+                  jis +
+                  "\n--b\nContent-Type: image/png\nContent-Location: http://e.example/a.png\n\n"
+                  "PNG\n--b--\n")),
+              lines{});
 }
 
 TEST(Check, FindingsCarryOffsetsAndMessages) {
