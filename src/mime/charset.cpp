@@ -7,6 +7,8 @@
 
 #include "mhtml/mime/charset.hpp"
 
+#include "mhtml/utf8.hpp"
+
 #include <iconv.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 namespace mhtml::mime {
 namespace {
 
-constexpr std::string_view replacement_utf8 = "\xEF\xBF\xBD";  // U+FFFD
 constexpr std::size_t max_name_length = 64;
 
 /// MIME charset labels that iconv does not know, or knows differently from what mail
@@ -116,82 +117,8 @@ std::string_view trim_space(std::string_view s) {
     return s;
 }
 
-// ---------------------------------------------------------------------------------------
-// UTF-8 validation (RFC 3629 §4; the Unicode "maximal subpart" rule for replacement).
-
-bool is_cont(unsigned char c) {
-    return (c & 0xC0) == 0x80;
-}
-
-/// Length of the well-formed UTF-8 sequence at s[i], or 0 with `*bad` set to the length of
-/// its maximal ill-formed subpart (at least 1).
-std::size_t utf8_sequence(std::string_view s, std::size_t i, std::size_t* bad) {
-    const auto at = [&](std::size_t k) -> int {
-        return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : -1;
-    };
-    const int b0 = at(0);
-    if (b0 < 0x80) return 1;
-    std::size_t need = 0;
-    int lo = 0x80, hi = 0xBF;  // range of the second octet
-    if (b0 >= 0xC2 && b0 <= 0xDF) {
-        need = 1;
-    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
-        need = 2;
-        if (b0 == 0xE0) lo = 0xA0;  // no overlong forms
-        if (b0 == 0xED) hi = 0x9F;  // no surrogates
-    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
-        need = 3;
-        if (b0 == 0xF0) lo = 0x90;  // no overlong forms
-        if (b0 == 0xF4) hi = 0x8F;  // nothing above U+10FFFF
-    } else {
-        *bad = 1;
-        return 0;
-    }
-    for (std::size_t k = 1; k <= need; ++k) {
-        const int b = at(k);
-        const bool ok =
-            k == 1 ? (b >= lo && b <= hi) : (b >= 0 && is_cont(static_cast<unsigned char>(b)));
-        if (!ok) {
-            *bad = k;
-            return 0;
-        }
-    }
-    return need + 1;
-}
-
-bool valid_utf8(std::string_view s) {
-    for (std::size_t i = 0; i < s.size();) {
-        // Fast path over ASCII.
-        if (static_cast<unsigned char>(s[i]) < 0x80) {
-            ++i;
-            continue;
-        }
-        std::size_t bad = 0;
-        const std::size_t n = utf8_sequence(s, i, &bad);
-        if (n == 0) return false;
-        i += n;
-    }
-    return true;
-}
-
-/// `s` with every ill-formed subsequence replaced by U+FFFD.
-std::string sanitize_utf8(std::string_view s) {
-    if (valid_utf8(s)) return std::string(s);
-    std::string out;
-    out.reserve(s.size() + s.size() / 2 + 3);
-    for (std::size_t i = 0; i < s.size();) {
-        std::size_t bad = 0;
-        const std::size_t n = utf8_sequence(s, i, &bad);
-        if (n != 0) {
-            out.append(s.substr(i, n));
-            i += n;
-        } else {
-            out.append(replacement_utf8);
-            i += bad;
-        }
-    }
-    return out;
-}
+using utf8::replacement;
+using utf8::valid;
 
 // ---------------------------------------------------------------------------------------
 // Per-thread cache of iconv descriptors.
@@ -382,7 +309,7 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::string_view char
     const auto name = canonical_charset(charset);
     if (!name) return std::nullopt;
     // glibc's UTF-8 decoder lets code points above U+10FFFF through; validate ourselves.
-    if (*name == "UTF-8") return sanitize_utf8(bytes);
+    if (*name == "UTF-8") return utf8::sanitized(bytes);
     const descriptor cd(*name, direction::to_utf8);
     if (cd == invalid_cd) return std::nullopt;
     const bool cp1252 = *name == "WINDOWS-1252";
@@ -398,21 +325,21 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::string_view char
                       o[used++] = '\xC2';
                       o[used++] = static_cast<char>(c);
                   } else {
-                      for (char r8 : replacement_utf8) o[used++] = r8;
+                      for (char r8 : replacement) o[used++] = r8;
                   }
                   ++in;
                   --in_left;
                   return true;
               });
     // Defensive: whatever iconv produced, the result is well-formed UTF-8.
-    if (!valid_utf8(out)) return sanitize_utf8(out);
+    if (!valid(out)) return utf8::sanitized(out);
     return out;
 }
 
 std::optional<std::string> from_utf8(std::string_view text, std::string_view charset) {
     const auto name = canonical_charset(charset);
     if (!name) return std::nullopt;
-    if (!valid_utf8(text)) return std::nullopt;
+    if (!valid(text)) return std::nullopt;
     if (*name == "UTF-8") return std::string(text);
     const descriptor cd(*name, direction::from_utf8);
     if (cd == invalid_cd) return std::nullopt;
@@ -446,7 +373,7 @@ std::optional<std::vector<std::size_t>> character_lengths(std::string_view bytes
     if (*name == "UTF-8") {
         for (std::size_t i = 0; i < bytes.size();) {
             std::size_t bad = 0;
-            std::size_t n = utf8_sequence(bytes, i, &bad);
+            std::size_t n = utf8::sequence_length(bytes, i, &bad);
             if (n == 0) n = 1;  // ill-formed: one octet at a time
             lengths.push_back(n);
             i += n;

@@ -8,9 +8,6 @@ namespace {
 constexpr bool is_wsp(char c) noexcept {
     return c == ' ' || c == '\t';
 }
-constexpr char lower(char c) noexcept {
-    return c >= 'A' && c <= 'Z' ? char(c + 32) : c;
-}
 }  // namespace
 
 std::string unfold(std::string_view v) {
@@ -48,9 +45,7 @@ std::string header_field_view::value() const {
 }
 
 std::string to_lower(std::string_view s) {
-    std::string out(s);
-    for (char& c : out) c = lower(c);
-    return out;
+    return ascii::lowered(s);
 }
 
 std::size_t skip_cfws(std::string_view s, std::size_t i) noexcept {

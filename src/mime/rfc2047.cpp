@@ -29,6 +29,8 @@
 
 #include "mhtml/mime/rfc2047.hpp"
 
+#include "mhtml/ascii.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -190,17 +192,7 @@ bool all_wsp(std::string_view s) {
     return std::all_of(s.begin(), s.end(), [](char c) { return is_wsp(c); });
 }
 
-bool iequals(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        auto x = static_cast<unsigned char>(a[i]);
-        auto y = static_cast<unsigned char>(b[i]);
-        if (x >= 'A' && x <= 'Z') x = static_cast<unsigned char>(x - 'A' + 'a');
-        if (y >= 'A' && y <= 'Z') y = static_cast<unsigned char>(y - 'A' + 'a');
-        if (x != y) return false;
-    }
-    return true;
-}
+using ascii::iequals;
 
 /// Whether two words' charsets name the same charset ("utf-8" and "UTF8" do).
 bool same_charset(std::string_view a, std::string_view b) {

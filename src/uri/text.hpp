@@ -2,6 +2,7 @@
 // Character classes and small text helpers shared by the uri/ layer (internal). One
 // definition each, so the modules agree on what a scheme, an escape or a comment is.
 
+#include "mhtml/ascii.hpp"
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -56,9 +57,11 @@ inline void append_escape(std::string& out, unsigned char c) {
 /// One level of %-decoding: every `%XX` becomes its octet; a `%` that starts no escape stays.
 std::string percent_decode(std::string_view s);
 
-/// ASCII lower-case copy.
-std::string ascii_lower(std::string_view s);
-bool iequals(std::string_view a, std::string_view b) noexcept;
+/// ASCII lower-case copy, and ASCII case-insensitive equality (mhtml/ascii.hpp's).
+inline std::string ascii_lower(std::string_view s) {
+    return ascii::lowered(s);
+}
+using ascii::iequals;
 
 /// RFC 3986 §3.1 scheme syntax: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ).
 bool is_scheme(std::string_view s) noexcept;

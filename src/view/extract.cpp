@@ -1,10 +1,10 @@
 #include "mhtml/view/extract.hpp"
 
 #include "document_rewrite.hpp"
-#include "json_text.hpp"
 #include "output_files.hpp"
 #include "text_cat.hpp"
 
+#include "mhtml/json.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/view/paths.hpp"
@@ -48,7 +48,7 @@ std::string manifest_json(const extract_report& r) {
     std::string root;
     for (const auto& f : r.files)
         if (f.root) root = f.file;
-    out += detail::json_string(root);
+    out += json::quoted(root);
     out += ",\n  \"file_name_method\": ";
     out += r.file_name_method ? "true" : "false";
     out += ",\n  \"files\": [";
@@ -56,13 +56,13 @@ std::string manifest_json(const extract_report& r) {
     for (const auto& f : r.files) {
         out += first ? "\n" : ",\n";
         first = false;
-        out += cat("    {\"part\": ", detail::json_string(f.part));
-        out += cat(", \"file\": ", detail::json_string(f.file));
-        out += cat(", \"content_type\": ", detail::json_string(f.content_type));
+        out += cat("    {\"part\": ", json::quoted(f.part));
+        out += cat(", \"file\": ", json::quoted(f.file));
+        out += cat(", \"content_type\": ", json::quoted(f.content_type));
         out += ", \"content_id\": ";
-        out += f.content_id ? detail::json_string(*f.content_id) : "null";
+        out += f.content_id ? json::quoted(*f.content_id) : "null";
         out += ", \"content_location\": ";
-        out += f.content_location ? detail::json_string(*f.content_location) : "null";
+        out += f.content_location ? json::quoted(*f.content_location) : "null";
         out += cat(", \"size\": ", std::to_string(f.size));
         out += cat(", \"rewritten\": ", std::to_string(f.rewritten), "}");
     }

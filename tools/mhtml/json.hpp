@@ -81,7 +81,4 @@ void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, boo
 /// the rest is replaced by "...".
 std::string printable(std::string_view s, std::size_t max = static_cast<std::size_t>(-1));
 
-/// Length of the valid UTF-8 sequence at s[i], or 0 if it is not one.
-std::size_t utf8_sequence_length(std::string_view s, std::size_t i) noexcept;
-
 }  // namespace mhtml::cli

@@ -5,6 +5,7 @@
 /// A header_field_view is a set of views into the input: nothing is copied or decoded
 /// until asked. Repeated fields are kept in the order they appear.
 
+#include "mhtml/ascii.hpp"
 #include <compare>
 #include <cstddef>
 #include <cstdint>
@@ -157,19 +158,8 @@ private:
 /// SP or HTAB, and trims leading and trailing white space.
 std::string unfold(std::string_view raw_value);
 
-/// ASCII case-insensitive equality.
-inline bool iequals(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) return false;
-    if (a == b) return true;  // the common case: the same spelling
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        char x = a[i], y = b[i];
-        if (x == y) continue;
-        if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-        if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-        if (x != y) return false;
-    }
-    return true;
-}
+/// ASCII case-insensitive equality (mhtml/ascii.hpp).
+using ascii::iequals;
 
 inline bool header_field_view::is(std::string_view n) const noexcept {
     return iequals(name(), n);
