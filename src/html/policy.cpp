@@ -13,7 +13,18 @@ std::size_t declaration_point(std::string_view html) {
     token t;
     std::size_t at = tokens.position();  // after a byte order mark
     bool doctype_seen = false;           // a second DOCTYPE is an ordinary token
+    // A comment or DOCTYPE that the end of the input cuts holds everything after it: the
+    // declarations go before it, not inside.
+    auto closed = [&](const token& k) {
+        const std::string_view s = html.substr(k.begin, k.end - k.begin);
+        if (k.type == token_type::comment && s.starts_with("<!--"))
+            return s == "<!-->" || s == "<!--->" ||
+                   (s.size() >= 7 && (s.ends_with("-->") || s.ends_with("--!>")));
+        return s.ends_with(">");
+    };
     while (tokens.next(t)) {
+        if ((t.type == token_type::comment || t.type == token_type::doctype) && !closed(t))
+            return t.begin;
         if (t.type == token_type::comment) {
             at = t.end;
             continue;
@@ -31,8 +42,7 @@ std::size_t declaration_point(std::string_view html) {
         }
         return t.begin;
     }
-    // Nothing but comments, white space and a DOCTYPE: at the end (inside an unterminated
-    // last comment, which then holds everything after it: there is nothing to run).
+    // Nothing but comments, white space and a DOCTYPE: at the end.
     return at;
 }
 

@@ -127,13 +127,31 @@ public:
     scanner(std::string_view in, bool svg) : in_(in), tokens_(in, svg) {}
 
     scan_result run() {
-        bool style = false;  // the next raw text is a <style> element's
+        bool style = false;          // the next raw text is an HTML <style> element's
+        bool foreign_style = false;  // inside an SVG/MathML <style>
         while (tokens_.next(tag_)) {
+            if (foreign_style) {
+                // Its content is markup to the tokenizer: the style sheet is its text and its
+                // CDATA sections (each scanned on its own); tags inside are not loaded.
+                if (tag_.type == token_type::text) {
+                    css_element(tag_.begin, tag_.end);
+                } else if (tag_.type == token_type::cdata) {
+                    const std::size_t end =
+                        in_.substr(tag_.begin, tag_.end - tag_.begin).ends_with("]]>")
+                            ? tag_.end - 3
+                            : tag_.end;
+                    css_element(tag_.begin + 9, end);
+                } else if (tag_.type == token_type::end_tag && tag_.name == "style") {
+                    foreign_style = false;
+                }
+                continue;
+            }
             if (tag_.type == token_type::start_tag) {
                 const bool svg = tag_.foreign;
                 uri_attributes_of(tag_, svg, svg || element_has_uri_attributes(tag_.name, false));
                 if (tag_.name == "meta") meta_charset(tag_);
-                style = tag_.name == "style";
+                style = tag_.name == "style" && !svg;
+                foreign_style = svg && tag_.name == "style" && !tag_.self_closing;
             } else if (tag_.type == token_type::raw_text) {
                 if (style) css_element(tag_.begin, tag_.end);
                 style = false;
@@ -145,9 +163,8 @@ public:
     }
 
 private:
-    // The text of a <style> element, scanned as CSS. In HTML it is raw text; in SVG it is
-    // ordinary text (character references not decoded here, see the header). Either way
-    // it ends at "</style".
+    // The text of a <style> element, scanned as CSS: in HTML its raw text; in SVG a text run
+    // or a CDATA section of it (character references not decoded here, see the header).
     void css_element(std::size_t start, std::size_t end) {
         css_refs_.clear();
         scan_css(in_.substr(start, end - start), css_refs_);

@@ -96,7 +96,7 @@ bool tokenizer::next(token& t) {
             t.type = token_type::raw_text;
             t.begin = pos_;
             t.end = raw_end_;
-            t.foreign = raw_foreign_;
+            t.foreign = false;
             pos_ = raw_end_;
             return true;
         }
@@ -370,14 +370,7 @@ void tokenizer::enter_or_leave_foreign(token& t) {
 // After a start tag: the element's text is raw (the next token) or markup.
 void tokenizer::start_content(const token& t) {
     const std::string& name = t.name;
-    if (t.foreign) {
-        if (name == "style" && !t.self_closing) {
-            pending_ = pending::raw_text;
-            raw_end_ = find_end_tag(pos_, "style");
-            raw_foreign_ = true;
-        }
-        return;
-    }
+    if (t.foreign) return;  // in SVG and MathML every element's content is markup
     std::size_t end = std::string_view::npos;
     if (name == "script") {
         end = script_data_end(pos_);
@@ -390,7 +383,6 @@ void tokenizer::start_content(const token& t) {
     if (end != std::string_view::npos) {
         pending_ = pending::raw_text;
         raw_end_ = end;
-        raw_foreign_ = false;
     }
 }
 

@@ -7,7 +7,8 @@
 /// HTML: a `<meta>` is honoured as a policy only in `<head>` (HTML §4.2.5.3: "if the meta
 /// element is not a child of a head element, return"). The point chosen is before the first
 /// token that is not white-space text, a comment, or a DOCTYPE that comes before every other
-/// token (a UTF-8 byte order mark is no token). Only those can precede it, so nothing
+/// token (a UTF-8 byte order mark is no token); before a comment or DOCTYPE that the end of
+/// the input cuts short (it holds the rest of the document). Only those can precede it, so nothing
 /// executable does, and the tree builder puts a `<meta>` there into `<head>` (creating
 /// `<html>` and `<head>` for it when they come later or not at all: their attributes are
 /// then merged into the elements it made, and a page that is only text gets a head). The

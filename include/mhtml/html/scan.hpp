@@ -3,18 +3,16 @@
 /// says after decoding, what kind of reference it is, and how its bytes are quoted, so that
 /// it can be rewritten without touching any other byte (html/rewrite.hpp).
 ///
-/// The HTML scanner is a tokenizer, not a parser: it follows the WHATWG tokenizer where it
-/// decides what is a tag and an attribute (comments including `<!-->`, bogus comments,
-/// DOCTYPE, raw-text and escapable raw-text elements, script data with its escaped
-/// states, `plaintext`, CDATA in SVG and MathML) and builds no tree. It reads bytes, so any
-/// charset whose octets below 0x80 are always ASCII works as it is (UTF-8, ISO-8859-x,
-/// windows-125x, Shift_JIS, EUC-*, GBK, GB18030, Big5, KOI8); ISO-2022-JP (whose JIS octets
-/// include '<' and '"') and UTF-16 must be transcoded first (archive::aggregate does).
-/// Offsets are octet offsets into the input.
-/// Known limits (a tree builder would differ): foreign content ends only at `</svg>` /
-/// `</math>` (not at the HTML "breakout" start tags), `<noscript>` content is scanned as
-/// markup (what a browser with scripting off sees, and what an offline copy needs), and an
-/// SVG `<style>`'s text is scanned as CSS without decoding character references.
+/// The HTML scanner reads the tokens of the one tokenizer (html/tokenizer.hpp: the WHATWG
+/// tokenizer's decisions about what is a tag and an attribute, with the tree builder's rules
+/// for foreign content) and a table of the attributes that hold URIs; it builds no tree. It
+/// reads bytes, so any charset whose octets below 0x80 are always ASCII works as it is
+/// (UTF-8, ISO-8859-x, windows-125x, Shift_JIS, EUC-*, GBK, GB18030, Big5, KOI8); ISO-2022-JP
+/// (whose JIS octets include '<' and '"') and UTF-16 must be transcoded first
+/// (archive::aggregate does). Offsets are octet offsets into the input.
+/// Known limits: those of the tokenizer; `<noscript>` content is scanned as markup (what a
+/// browser with scripting off sees, and what an offline copy needs); an SVG `<style>`'s text
+/// runs and CDATA sections are each scanned as CSS, without decoding character references.
 
 #include "mhtml/html/css.hpp"
 

@@ -19,8 +19,8 @@
 ///   `<style>`, `<xmp>`, `<iframe>`, `<noembed>`, `<noframes>` (raw text), `<textarea>`,
 ///   `<title>` (RCDATA) up to their end tag, and of `<plaintext>` to the end, is one
 ///   `raw_text` token;
-/// - `<svg>` and `<math>` open foreign content, where tags are read the same way but only
-///   `<![CDATA[…]]>` and `<style>` are special. As the tree builder does, foreign content is
+/// - `<svg>` and `<math>` open foreign content, where tags are read the same way, no element
+///   has raw text and `<![CDATA[…]]>` is a section of its own. As the tree builder does, foreign content is
 ///   left by the "breakout" start tags (`<p>`, `<div>`, `<meta>`, `<img>`, ...; `<font>`
 ///   with color, face or size) and the end tags `</p>` and `</br>`; and inside an HTML
 ///   integration point (SVG `<foreignObject>`, `<desc>`, `<title>`; MathML `<mi>`, `<mo>`,
@@ -34,8 +34,7 @@
 /// Known limits (a tree builder, which knows every open element, would differ; none of them
 /// lets markup that a browser sees pass for text or comment): `<noscript>` content is read as
 /// markup (what a browser with scripting off does); an end tag closes the innermost foreign
-/// or integration-point element of its name without checking what else is open; the text
-/// of an SVG `<style>` is one `raw_text` token up to `</style`, as the CSS scanner wants it.
+/// or integration-point element of its name without checking what else is open.
 ///
 /// With `xml` (an SVG or XHTML document read on its own), the whole input is foreign
 /// content, `<?…?>` ends at `?>`, a DOCTYPE's internal subset (`[…]`) is skipped as part
@@ -126,7 +125,6 @@ private:
     // After a start tag whose content is raw text: where that text ends.
     enum class pending : std::uint8_t { none, raw_text } pending_ = pending::none;
     std::size_t raw_end_ = 0;
-    bool raw_foreign_ = false;
 };
 
 }  // namespace mhtml::html

@@ -110,9 +110,10 @@ TEST(HtmlTokenizer, ForeignContent) {
                  "start_tag:script", "raw_text:y", "end_tag:script"}));
     // Outside foreign content CDATA is a bogus comment.
     EXPECT_EQ(tokens("<![CDATA[x]]>"), (v{"comment:<![CDATA[x]]>"}));
-    EXPECT_EQ(tokens("<svg><style>a</b></style></svg>"),
-              (v{"start_tag:svg", "start_tag:style (foreign)", "raw_text:a</b>",
-                 "end_tag:style (foreign)", "end_tag:svg (foreign)"}));
+    // In SVG a <style> holds markup, not raw text.
+    EXPECT_EQ(tokens("<svg><style>a<g/><![CDATA[b]]></style></svg>"),
+              (v{"start_tag:svg", "start_tag:style (foreign)", "text:a", "start_tag:g/ (foreign)",
+                 "cdata:<![CDATA[b]]>", "end_tag:style (foreign)", "end_tag:svg (foreign)"}));
 }
 
 TEST(HtmlTokenizer, ForeignContentIsLeftAsTheTreeBuilderLeavesIt) {
