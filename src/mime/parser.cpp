@@ -102,6 +102,7 @@ public:
     void run();
 
 private:
+    void parse_document();
     // An active multipart. The boundary is looked up through the entity each time: a view
     // kept here would dangle when the entity vector grows.
     struct frame {
@@ -170,6 +171,10 @@ private:
     std::uint64_t decode_budget_ = 0;    // encoded octets that may still be decoded
     std::uint64_t decoded_input_offset_ = 0;
     std::string decoded_note_;  // appended to diagnostics inside a decoded body
+    // Diagnostics past limits_.max_diagnostics: how many, the worst, where the first was.
+    std::uint64_t dropped_ = 0;
+    severity worst_dropped_ = severity::note;
+    std::uint64_t first_dropped_offset_ = 0;
 };
 
 document document::parse(input_buffer input, const parse_options& opts) {
@@ -192,11 +197,16 @@ document document::parse(std::string_view bytes, const parse_options& opts) {
 }
 
 void parser::diag(severity s, diag_code c, std::uint32_t e, std::uint64_t off, std::string msg) {
-    if (decoded_nesting_ > 0) {
-        // The user cannot seek into decoded octets: report where they come from.
-        off = decoded_input_offset_;
-        msg += decoded_note_;
+    // The user cannot seek into decoded octets: report where they come from.
+    if (decoded_nesting_ > 0) off = decoded_input_offset_;
+    if (doc_.diagnostics_.size() >= limits_.max_diagnostics) {
+        // Past the cap only a count is kept; run() adds it as one last diagnostic.
+        if (dropped_ == 0) first_dropped_offset_ = off;
+        ++dropped_;
+        worst_dropped_ = std::max(worst_dropped_, s);
+        return;
     }
+    if (decoded_nesting_ > 0) msg += decoded_note_;
     doc_.diagnostics_.push_back({s, c, path_of(e), off, std::move(msg)});
 }
 
@@ -246,6 +256,14 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin) {
 }
 
 void parser::run() {
+    parse_document();
+    if (dropped_ > 0)
+        doc_.diagnostics_.push_back(dropped_diagnostics(dropped_, worst_dropped_,
+                                                        first_dropped_offset_,
+                                                        limits_.max_diagnostics));
+}
+
+void parser::parse_document() {
     if (size_ == 0) {
         new_entity(detail::entity_record::none, 0);
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");

@@ -1,5 +1,6 @@
 // mhtml ls as a user runs it: exit codes, JSON shape, standard input, --help.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_support.hpp"
 
@@ -79,6 +80,29 @@ TEST(CliLs, HelpHasExamples) {
 TEST(CliLs, Rfc2047FileNameIsDecoded) {
     auto r = run("ls --json " + corpus("nylas__raw_message_with_outlook_emoji_inline.eml"));
     EXPECT_NE(r.out.find("\"filename\":\"OutlookEmoji-\xF0\x9F\x98\x8A.png\""), std::string::npos);
+}
+
+// The cap covers what decoding the leaves finds: 30 parts with truncated base64 each give
+// base64_truncated (an error); with --max-diagnostics 5 ls keeps 5 and counts the other 25,
+// and still exits 1 because what it dropped holds errors.
+TEST(CliLs, DiagnosticsAreCappedWithACount) {
+    std::string in = "Content-Type: multipart/mixed; boundary=b\r\n\r\n";
+    for (int i = 0; i < 30; ++i)
+        in += "--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: "
+              "base64\r\n\r\nQUJDR\r\n";
+    in += "--b--\r\n";
+    std::string f = temp_file(in);
+    auto r = run("ls --json --max-diagnostics 5 " + f);
+    EXPECT_EQ(r.status, 1);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& ds = doc["diagnostics"];
+    ASSERT_EQ(ds.size(), 6u);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(ds[i]["code"], "base64_truncated");
+    EXPECT_EQ(ds[5]["code"], "diagnostics_dropped");
+    EXPECT_EQ(ds[5]["severity"], "error");
+    EXPECT_TRUE(ds[5]["message"].get<std::string>().starts_with("25 more diagnostics were dropped"));
+    EXPECT_EQ(run("ls --json " + f).out.find("diagnostics_dropped"), std::string::npos);
+    std::filesystem::remove(f);
 }
 
 }  // namespace
