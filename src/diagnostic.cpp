@@ -84,8 +84,10 @@ constexpr std::array code_names{
     "multipart_body_decoded",
     "decode_limit",
     "diagnostics_dropped",
+    "field_name_invalid",
+    "field_value_invalid",
 };
-static_assert(code_names.size() == std::size_t(diag_code::diagnostics_dropped) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::field_value_invalid) + 1,
               "every diag_code needs a name");
 }  // namespace
 

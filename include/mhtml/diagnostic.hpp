@@ -110,6 +110,9 @@ enum class diag_code : std::uint16_t {
     decode_limit,
     // input and limits (continued): the cap on diagnostics per document
     diagnostics_dropped,
+    // writer (continued): fields node's write() refuses
+    field_name_invalid,
+    field_value_invalid,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
