@@ -1,8 +1,8 @@
 // libFuzzer target for the MIME parser: must not crash, hang or leak; an untouched
 // document always serialises back to the input; every leaf decodes. Multiparts read from
 // their decoded body (REL-2.2 salvage): the tree read from a decoded body covers it exactly,
-// the encoded body decodes to it, and every diagnostic offset is inside the input.
-// Diagnostics stay within their cap.
+// the encoded body decodes to it, and every diagnostic offset is inside the input. Encoded
+// message/* bodies likewise. Diagnostics stay within their cap.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -126,6 +126,30 @@ text_stats stats(std::string_view s) {
     return st;
 }
 
+// RFC 2045 §6.4, RFC 2046 §5.2.1: a multipart or a message/rfc822 has no transfer encoding
+// but 7bit, 8bit or binary. A base64 or quoted-printable label (kept from a parsed entity
+// whose encoded body was decoded) would not describe the body written: it is dropped, and
+// the body labelled 8bit or binary if it is not 7bit.
+void drop_encoding(std::vector<std::pair<std::string, std::string>>& fields,
+                   std::string_view body) {
+    auto encoded = [](const auto& f) {
+        if (!iequals(f.first, "Content-Transfer-Encoding")) return false;
+        transfer_encoding e = parse_transfer_encoding(f.second);
+        return e == transfer_encoding::base64 || e == transfer_encoding::quoted_printable;
+    };
+    auto it = std::find_if(fields.begin(), fields.end(), encoded);
+    if (it == fields.end()) return;
+    text_stats st = stats(body);
+    if (st.nul || st.bare_cr_lf || st.longest_line > 998) {
+        it->second = "binary";
+    } else if (st.eight_bit) {
+        it->second = "8bit";
+    } else {
+        fields.erase(it);
+    }
+    std::erase_if(fields, encoded);  // a repeated label
+}
+
 class writer {
 public:
     void entity(const node& n, std::string& out, const std::string& path);
@@ -197,14 +221,6 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
     content_type ct = type_of(n);
     std::string body;
     if (ct.is_multipart()) {
-        // RFC 2045 §6.4, REL-2.2: a multipart is never encoded. A Content-Transfer-Encoding
-        // other than 7bit, 8bit or binary (kept from a parsed multipart whose encoded body was
-        // decoded) would not describe the body written here: it is dropped.
-        std::erase_if(fields, [](const auto& f) {
-            if (!iequals(f.first, "Content-Transfer-Encoding")) return false;
-            transfer_encoding e = parse_transfer_encoding(f.second);
-            return e == transfer_encoding::base64 || e == transfer_encoding::quoted_printable;
-        });
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < n.children().size(); ++i) {
             std::string p;
@@ -252,10 +268,25 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
         }
         body += (parts.empty() ? "--" : "\r\n--") + boundary + "--\r\n";
         body += canonical_crlf(n.epilogue());
+        drop_encoding(fields, body);  // REL-2.2: a multipart is never encoded
     } else if (ct.is_encapsulated_message() || ct.is("message", "external-body")) {
         if (!n.children().empty())
             entity(n.children().front(), body, path.empty() ? "1" : path + ".1");
         if (error) return;
+        auto cte = std::find_if(fields.begin(), fields.end(), [](const auto& f) {
+            return iequals(f.first, "Content-Transfer-Encoding");
+        });
+        const transfer_encoding enc = cte == fields.end() ? transfer_encoding::seven_bit
+                                                          : parse_transfer_encoding(cte->second);
+        if (ct.is("message", "global") && enc == transfer_encoding::base64) {
+            // RFC 6532 §3.5: message/global may have any encoding; keep the one asked for.
+            body = base64_encode(body);
+            if (body.ends_with("\r\n")) body.resize(body.size() - 2);  // the delimiter's CRLF
+        } else if (ct.is("message", "global") && enc == transfer_encoding::quoted_printable) {
+            body = qp_encode(body, stats(body).bare_cr_lf ? qp_mode::binary : qp_mode::text);
+        } else {
+            drop_encoding(fields, body);  // RFC 2046 §5.2.1
+        }
     } else {
         leaf_body(n, ct, fields, body, path);
     }
@@ -318,7 +349,7 @@ std::optional<diagnostic> check_field(std::string_view name, std::string_view va
         if (u < 33 || u > 126 || u == ':')
             return diagnostic{severity::error, diag_code::field_name_invalid, "", i,
                               "header field name \"" + shown(name, i) + "\" has " +
-                                  (u == ':' ? std::string("a colon")
+                                  (u == ':'                ? std::string("a colon")
                                    : u == ' ' || u == '\t' ? std::string("white space")
                                    : u >= 0x80 ? std::string("an octet that is not US-ASCII")
                                                : std::string("a control character")) +

@@ -74,7 +74,8 @@ int run_ls(const ls_options& o) {
             decoding.clear();
             p.decode_to(buf, decoding);
             // The document's cap covers what decoding finds too.
-            for (diagnostic& d : decoding) append_capped(diags, std::move(d), o.limits.max_diagnostics);
+            for (diagnostic& d : decoding)
+                append_capped(diags, std::move(d), o.limits.max_diagnostics);
             pi.decoded_size = buf.size();
             if (o.hash) pi.sha256 = sha256_hex(buf);
         }

@@ -103,7 +103,8 @@ TEST(DiagnosticCap, UnderTheCapNothingIsAdded) {
 TEST(DiagnosticCap, CapZeroKeepsOnlyTheCount) {
     mime::parse_options none;
     none.limits.max_diagnostics = 0;
-    const std::vector<diagnostic> ds = mime::document::parse("", none).diagnostics();  // empty_input
+    // The empty input's one diagnostic (empty_input) is over the cap.
+    const std::vector<diagnostic> ds = mime::document::parse("", none).diagnostics();
     ASSERT_EQ(ds.size(), 1u);
     EXPECT_EQ(ds[0].code, diag_code::diagnostics_dropped);
     EXPECT_EQ(dropped_count(ds[0]), 1u);
@@ -133,8 +134,8 @@ TEST(DiagnosticCap, AppendCappedCountsPastTheCap) {
 TEST(DiagnosticCap, CapDiagnosticsFoldsTheTailAndEarlierCounts) {
     std::vector<diagnostic> list;
     for (int i = 0; i < 5; ++i) list.push_back(make(severity::note, i));
-    cap_diagnostics(list, 5);
-    EXPECT_EQ(list.size(), 5u);  // within the cap: untouched
+    cap_diagnostics(list, 5);  // within the cap: untouched
+    EXPECT_EQ(list.size(), 5u);
     list.push_back(dropped_diagnostics(4, severity::note, 50, 5));  // as the parser leaves it
     list.push_back(make(severity::ambiguous, 60));                  // appended afterwards
     cap_diagnostics(list, 5);

@@ -187,8 +187,8 @@ const std::vector<refused_case>& refused_cases() {
     static const std::vector<refused_case> cases = {
         {"CRLF starting a new field", "Subject", "hi\r\nBcc: victim@example.com",
          diag_code::field_value_invalid, 2},
-        {"CRLF CRLF starting the body", "Subject", "hi\r\n\r\n<script>", diag_code::field_value_invalid,
-         2},
+        {"CRLF CRLF starting the body", "Subject", "hi\r\n\r\n<script>",
+         diag_code::field_value_invalid, 2},
         {"bare LF", "Subject", "hi\nX-Evil: 1", diag_code::field_value_invalid, 2},
         {"bare LF before white space", "Subject", "hi\n there", diag_code::field_value_invalid, 2},
         {"bare CR", "Subject", "hi\rX-Evil: 1", diag_code::field_value_invalid, 2},
@@ -260,8 +260,7 @@ TEST(Node, HeaderInjectionIsRefusedInAChangedParsedPart) {
     EXPECT_EQ(w.error->part_path, "1");
     EXPECT_TRUE(w.bytes.empty());
     // A Content-Type whose parameter would smuggle a field is refused before it is rebuilt.
-    node mp = node::multipart("mixed", {node::leaf("text/plain", "x")},
-                              "type=\"a\r\nX-Evil: 1\"");
+    node mp = node::multipart("mixed", {node::leaf("text/plain", "x")}, "type=\"a\r\nX-Evil: 1\"");
     const write_result w2 = write(mp);
     ASSERT_FALSE(w2.ok());
     EXPECT_EQ(w2.error->code, diag_code::field_value_invalid);
@@ -272,17 +271,20 @@ TEST(Node, GoodFoldingAndOddButValidFieldsAreWritten) {
     EXPECT_FALSE(check_field("Subject", "a\r\n\tb\r\n  c").has_value());
     EXPECT_FALSE(check_field("X-!#$%&'*+-.^_`|~", "v").has_value());  // every ftext kind
     EXPECT_FALSE(check_field("Subject", "").has_value());
-    EXPECT_FALSE(check_field("Subject", "caf\xC3\xA9 \x01 \x7f").has_value());  // RFC 6532; obs-utext
+    EXPECT_FALSE(
+        check_field("Subject", "caf\xC3\xA9 \x01 \x7f").has_value());  // RFC 6532; obs-utext
     EXPECT_FALSE(check_field("Subject", "\r\n leading fold").has_value());
 
-    const std::string folded = "a value that the caller folded\r\n\tby hand, and it goes on "
-                               "long enough to need another fold somewhere after this";
+    const std::string folded =
+        "a value that the caller folded\r\n\tby hand, and it goes on "
+        "long enough to need another fold somewhere after this";
     node n = node::leaf("text/plain", "x\r\n");
     n.set("Subject", folded);
     const write_result w = write(n);
     ASSERT_TRUE(w.ok());
     // The caller's fold is kept and no fold is inserted next to it (no empty line).
-    EXPECT_NE(w.bytes.find("Subject: a value that the caller folded\r\n\tby hand,"), std::string::npos)
+    EXPECT_NE(w.bytes.find("Subject: a value that the caller folded\r\n\tby hand,"),
+              std::string::npos)
         << w.bytes;
     EXPECT_EQ(w.bytes.find("\r\n\r\n\t"), std::string::npos);
     const auto doc = document::parse(w.bytes);
