@@ -145,6 +145,7 @@ private:
                        std::uint64_t end);
     std::uint64_t leaf_body_end(std::uint64_t body, const delim_match& m) const;
     delim_match parse_message(std::uint32_t e, std::uint32_t depth);
+    delim_match parse_encoded_message(std::uint32_t e, std::uint32_t depth, std::uint64_t body);
     delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
     bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
     bool delimiter_line(std::uint64_t line) const;
@@ -643,9 +644,6 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
                   : "no MIME header: the input is read as one text/plain body");
     }
 
-    // A reference into the type table: valid until the next type is added, which only
-    // happens below in the recursion, after the last use of `ct`.
-    const content_type& ct = doc_.type_of(e);
     const entity_kind kind = type_kind_[r.type];
     bool over_depth = depth >= limits_.max_depth;
     if (kind == entity_kind::multipart) {
@@ -673,38 +671,7 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
                      " levels; this message is kept as an opaque body");
         } else if (r.encoding == transfer_encoding::base64 ||
                    r.encoding == transfer_encoding::quoted_printable) {
-            // Outlook attaches mail as base64 message/rfc822: decoded and parsed with REL-2.2's
-            // machinery and budgets. RFC 6532 §3.5 allows any encoding on message/global, so
-            // only the other types are reported.
-            const std::string what = "message/" + ct.subtype + " with Content-Transfer-Encoding " +
-                                     std::string(transfer_encoding_name(r.encoding));
-            const bool allowed = ct.is("message", "global");
-            const std::uint64_t begin = r.begin;
-            const delim_match m = find_delimiter(body, stack_.size());
-            const std::uint64_t end = leaf_body_end(body, m);
-            const bool parts_left = doc_.entities_.size() < limits_.max_parts;
-            const bool decode = parts_left && !decode_refusal(body, end, "the " + what);
-            if (!allowed || !decode) {
-                diag(severity::warning, diag_code::message_with_encoding, e, begin,
-                     what + (allowed ? "" : " (RFC 2046 §5.2.1 forbids it)") +
-                         (decode ? "; its body is decoded and the message in it parsed (their "
-                                   "offsets lie beyond the input; diagnostics inside give the "
-                                   "encoded body's offset)"
-                                 : "; kept as a leaf (decode_to gives the message)"));
-            }
-            if (!parts_left) {
-                if (!part_limit_hit_) {
-                    part_limit_hit_ = true;
-                    diag(severity::error, diag_code::part_count_limit, e, body,
-                         "more than " + std::to_string(limits_.max_parts) +
-                             " entities; the encapsulated message is kept as an opaque body");
-                }
-            } else if (may_decode(e, body, end, "the " + what)) {
-                parse_decoded_message(e, depth, body, end);
-                return m;
-            }
-            doc_.entities_[e].body_end = end;
-            return m;
+            return parse_encoded_message(e, depth, body);
         } else {
             return parse_message(e, depth);
         }
@@ -713,6 +680,46 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
     // multipart, or to the end of the input.
     delim_match m = find_delimiter(body, stack_.size());
     doc_.entities_[e].body_end = leaf_body_end(body, m);
+    return m;
+}
+
+// A message/* entity e with base64 or quoted-printable encoding, whose body starts at `body`.
+// Outlook attaches mail as base64 message/rfc822: decoded and parsed with REL-2.2's
+// machinery and budgets. RFC 6532 §3.5 allows any encoding on message/global, so only the
+// other types are reported. Out of line, so that parse_entity's frame (one per nesting
+// level, up to hard_max_depth) stays small.
+[[gnu::noinline]] delim_match parser::parse_encoded_message(std::uint32_t e, std::uint32_t depth,
+                                                            std::uint64_t body) {
+    const auto& r = doc_.entities_[e];
+    const content_type& ct = doc_.type_of(e);
+    const std::string what = "message/" + ct.subtype + " with Content-Transfer-Encoding " +
+                             std::string(transfer_encoding_name(r.encoding));
+    const bool allowed = ct.is("message", "global");
+    const std::uint64_t begin = r.begin;
+    const delim_match m = find_delimiter(body, stack_.size());
+    const std::uint64_t end = leaf_body_end(body, m);
+    const bool parts_left = doc_.entities_.size() < limits_.max_parts;
+    const bool decode = parts_left && !decode_refusal(body, end, "the " + what);
+    if (!allowed || !decode) {
+        diag(severity::warning, diag_code::message_with_encoding, e, begin,
+             what + (allowed ? "" : " (RFC 2046 §5.2.1 forbids it)") +
+                 (decode ? "; its body is decoded and the message in it parsed (their "
+                           "offsets lie beyond the input; diagnostics inside give the "
+                           "encoded body's offset)"
+                         : "; kept as a leaf (decode_to gives the message)"));
+    }
+    if (!parts_left) {
+        if (!part_limit_hit_) {
+            part_limit_hit_ = true;
+            diag(severity::error, diag_code::part_count_limit, e, body,
+                 "more than " + std::to_string(limits_.max_parts) +
+                     " entities; the encapsulated message is kept as an opaque body");
+        }
+    } else if (may_decode(e, body, end, "the " + what)) {
+        parse_decoded_message(e, depth, body, end);
+        return m;
+    }
+    doc_.entities_[e].body_end = end;
     return m;
 }
 
@@ -1030,9 +1037,10 @@ void parser::leave_decoded(decoded_context& saved, std::uint32_t e, std::uint64_
 // body; if the decoded octets have a delimiter, parse them as e's body: e's parts become
 // ordinary entities whose offsets address the decoded body (document::view), and e stays
 // an entity whose body (what serialize writes) is the encoded one. Returns false, with
-// nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise.
-bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
-                                const delim_match& outer) {
+// nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise. Out of
+// line, so that parse_multipart's frame (one per nesting level) stays small.
+[[gnu::noinline]] bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth,
+                                                  std::uint64_t body, const delim_match& outer) {
     const std::uint64_t end = leaf_body_end(body, outer);
     const transfer_encoding enc = doc_.entities_[e].encoding;
     const std::string enc_name(transfer_encoding_name(enc));
