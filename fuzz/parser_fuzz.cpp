@@ -1,7 +1,8 @@
 // libFuzzer target for the MIME parser: must not crash, hang or leak; an untouched
 // document always serialises back to the input; every leaf decodes. Multiparts read from
 // their decoded body (REL-2.2 salvage): the tree read from a decoded body covers it exactly,
-// the encoded body decodes to it, and every diagnostic offset is inside the input.
+// the encoded body decodes to it, and every diagnostic offset is inside the input. Encoded
+// message/* bodies likewise. Diagnostics stay within their cap.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,8 +25,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::string_view in(reinterpret_cast<const char*>(data), size);
     mhtml::mime::parse_options opts;
     opts.limits.max_depth = 64;
+    opts.limits.max_diagnostics = 64;  // small, so that the cap is reached often
     auto doc = mhtml::mime::document::parse(in, opts);
     if (mhtml::mime::serialize(doc) != in) __builtin_trap();
+    const auto& ds = doc.diagnostics();
+    if (ds.size() > 65) __builtin_trap();
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        // Only the last may be the count, and only once the cap is reached.
+        bool count = ds[i].code == mhtml::diag_code::diagnostics_dropped;
+        if (count != (i == 64)) __builtin_trap();
+        if (count && mhtml::dropped_count(ds[i]) == 0) __builtin_trap();
+    }
     for (const auto& d : doc.diagnostics())
         if (d.offset > in.size()) __builtin_trap();
     std::string out;

@@ -1,6 +1,8 @@
 #include "mhtml/diagnostic.hpp"
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 
 namespace mhtml {
 
@@ -81,8 +83,11 @@ constexpr std::array code_names{
     "matched_in_enclosing_related",
     "multipart_body_decoded",
     "decode_limit",
+    "diagnostics_dropped",
+    "field_name_invalid",
+    "field_value_invalid",
 };
-static_assert(code_names.size() == std::size_t(diag_code::decode_limit) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::field_value_invalid) + 1,
               "every diag_code needs a name");
 }  // namespace
 
@@ -103,6 +108,84 @@ std::string_view severity_name(severity s) noexcept {
             return "error";
     }
     return "unknown";
+}
+
+diagnostic dropped_diagnostics(std::uint64_t count, severity worst, std::uint64_t offset,
+                               std::size_t cap) {
+    // dropped_count() reads the number back from the start of the message.
+    std::string msg = std::to_string(count);
+    msg += count == 1 ? " more diagnostic was" : " more diagnostics were";
+    msg += " dropped: at most " + std::to_string(cap) +
+           " are kept per document (parse_limits::max_diagnostics, --max-diagnostics); this "
+           "one has the severity of the worst dropped, and the offset of the first";
+    return {worst, diag_code::diagnostics_dropped, "", offset, std::move(msg)};
+}
+
+std::uint64_t dropped_count(const diagnostic& d) noexcept {
+    if (d.code != diag_code::diagnostics_dropped) return 0;
+    std::uint64_t n = 0;
+    const char* b = d.message.data();
+    std::from_chars(b, b + d.message.size(), n);
+    return n;
+}
+
+namespace {
+// Folds `n` dropped diagnostics (worst severity `worst`, first at `offset`) into the
+// `diagnostics_dropped` diagnostic at the end of `list`, adding it if there is none.
+void count_dropped(std::vector<diagnostic>& list, std::uint64_t n, severity worst,
+                   std::uint64_t offset, std::size_t cap) {
+    if (n == 0) return;
+    if (!list.empty() && list.back().code == diag_code::diagnostics_dropped) {
+        diagnostic& last = list.back();
+        last = dropped_diagnostics(dropped_count(last) + n, std::max(last.sev, worst), last.offset,
+                                   cap);
+    } else {
+        list.push_back(dropped_diagnostics(n, worst, offset, cap));
+    }
+}
+}  // namespace
+
+void append_capped(std::vector<diagnostic>& list, diagnostic d, std::size_t cap) {
+    if (d.code == diag_code::diagnostics_dropped) {  // another capped list's count
+        count_dropped(list, dropped_count(d), d.sev, d.offset, cap);
+        return;
+    }
+    const bool capped = !list.empty() && list.back().code == diag_code::diagnostics_dropped;
+    if (!capped && list.size() < cap) {
+        list.push_back(std::move(d));
+        return;
+    }
+    count_dropped(list, 1, d.sev, d.offset, cap);
+}
+
+void cap_diagnostics(std::vector<diagnostic>& list, std::size_t cap) {
+    std::size_t kept = 0;
+    std::uint64_t dropped = 0;
+    severity worst = severity::note;
+    std::uint64_t first_offset = 0;
+    bool any = false;
+    auto drop = [&](std::uint64_t n, severity s, std::uint64_t offset) {
+        if (!any) first_offset = offset;
+        any = true;
+        dropped += n;
+        worst = std::max(worst, s);
+    };
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        diagnostic& d = list[i];
+        if (d.code == diag_code::diagnostics_dropped) {
+            drop(dropped_count(d), d.sev, d.offset);
+        } else if (kept < cap && !any) {
+            ++kept;
+            if (out != i) list[out] = std::move(d);
+            ++out;
+        } else {
+            drop(1, d.sev, d.offset);
+        }
+    }
+    if (!any) return;
+    list.resize(out);
+    list.push_back(dropped_diagnostics(dropped, worst, first_offset, cap));
 }
 
 }  // namespace mhtml

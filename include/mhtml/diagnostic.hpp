@@ -6,9 +6,11 @@
 /// problem was seen, a stable code (its name never changes; see docs/diagnostics.md) and
 /// a message saying what was wrong and what the reader did about it.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mhtml {
 
@@ -106,6 +108,11 @@ enum class diag_code : std::uint16_t {
     // multipart structure (continued): REL-2.2 salvage of encoded multiparts
     multipart_body_decoded,
     decode_limit,
+    // input and limits (continued): the cap on diagnostics per document
+    diagnostics_dropped,
+    // writer (continued): fields node's write() refuses
+    field_name_invalid,
+    field_value_invalid,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
@@ -120,5 +127,26 @@ struct diagnostic {
     std::uint64_t offset = 0;  ///< byte offset in the input where the problem was seen
     std::string message;       ///< what was wrong and what was done about it
 };
+
+// The cap on diagnostics per document (parse_limits::max_diagnostics). A list past its cap
+// keeps its first `cap` diagnostics and ends with one `diagnostics_dropped` diagnostic:
+// its message starts with the number dropped, its severity is the worst dropped (so an
+// error is never hidden behind notes), its offset is the first dropped one's, its part
+// path "". Memory then stays bounded however many problems an input has.
+
+/// The `diagnostics_dropped` diagnostic that ends a list capped at `cap`: `count` were
+/// dropped, the worst of severity `worst`, the first at input offset `offset`.
+diagnostic dropped_diagnostics(std::uint64_t count, severity worst, std::uint64_t offset,
+                               std::size_t cap);
+/// How many diagnostics a `diagnostics_dropped` diagnostic counts; 0 for any other.
+std::uint64_t dropped_count(const diagnostic& d) noexcept;
+/// Appends `d` to `list` while it holds fewer than `cap` diagnostics (a final
+/// `diagnostics_dropped` one not counted); past that, `d` is counted in that final one,
+/// which is added the first time.
+void append_capped(std::vector<diagnostic>& list, diagnostic d, std::size_t cap);
+/// Caps a list that was filled without append_capped: the diagnostics past the first `cap`
+/// (other than `diagnostics_dropped` ones, which are merged) are counted in one final
+/// `diagnostics_dropped` diagnostic. A list within its cap is left as it is.
+void cap_diagnostics(std::vector<diagnostic>& list, std::size_t cap);
 
 }  // namespace mhtml

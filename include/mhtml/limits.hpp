@@ -1,7 +1,8 @@
 #pragma once
 /// Resource limits for the parser. Hitting one yields a diagnostic, never a crash or hang:
 /// the parser stops descending or interpreting, and keeps every byte (the tree still
-/// serialises back to the input exactly).
+/// serialises back to the input exactly). max_diagnostics bounds the list of diagnostics
+/// itself.
 
 #include <cstddef>
 
@@ -22,6 +23,11 @@ struct parse_limits {
     std::size_t max_parts = 1'000'000;
     /// A header line longer than this is reported (`line_length_limit`); it is still read.
     std::size_t max_line_length = 1u << 20;
+    /// Diagnostics kept per document. Past it they are counted in one final
+    /// `diagnostics_dropped` diagnostic (its severity the worst dropped), so an input of a
+    /// million broken lines yields at most this many plus one. 10,000 is far more than any
+    /// real archive of the corpus needs; 0 keeps only that final count.
+    std::size_t max_diagnostics = 10'000;
 
     static constexpr std::size_t hard_max_depth = 1000;
 };

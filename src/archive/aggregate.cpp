@@ -228,6 +228,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         }
     }
     a.html_base_checked_.assign(n, false);
+    cap_diagnostics(a.diags_, options.max_diagnostics);  // as the parser's, per document
     return a;
 }
 

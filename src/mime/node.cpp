@@ -126,12 +126,39 @@ text_stats stats(std::string_view s) {
     return st;
 }
 
+// RFC 2045 §6.4, RFC 2046 §5.2.1: a multipart or a message/rfc822 has no transfer encoding
+// but 7bit, 8bit or binary. A base64 or quoted-printable label (kept from a parsed entity
+// whose encoded body was decoded) would not describe the body written: it is dropped, and
+// the body labelled 8bit or binary if it is not 7bit.
+void drop_encoding(std::vector<std::pair<std::string, std::string>>& fields,
+                   std::string_view body) {
+    auto encoded = [](const auto& f) {
+        if (!iequals(f.first, "Content-Transfer-Encoding")) return false;
+        transfer_encoding e = parse_transfer_encoding(f.second);
+        return e == transfer_encoding::base64 || e == transfer_encoding::quoted_printable;
+    };
+    auto it = std::find_if(fields.begin(), fields.end(), encoded);
+    if (it == fields.end()) return;
+    text_stats st = stats(body);
+    if (st.nul || st.bare_cr_lf || st.longest_line > 998) {
+        it->second = "binary";
+    } else if (st.eight_bit) {
+        it->second = "8bit";
+    } else {
+        fields.erase(it);
+    }
+    std::erase_if(fields, encoded);  // a repeated label
+}
+
 class writer {
 public:
     void entity(const node& n, std::string& out, const std::string& path);
     std::vector<diagnostic> diags;
+    std::optional<diagnostic> error;  // a field refused: writing stops
 
 private:
+    bool refuse(const std::vector<std::pair<std::string, std::string>>& fields,
+                const std::string& path);
     void leaf_body(const node& n, const content_type& ct,
                    std::vector<std::pair<std::string, std::string>>& fields, std::string& body,
                    const std::string& path);
@@ -188,22 +215,17 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
         out += *raw;
         return;
     }
+    // Fields as given first, so that a refusal names what the caller set.
+    if (refuse(n.fields(), path)) return;
     auto fields = n.fields();
     content_type ct = type_of(n);
     std::string body;
     if (ct.is_multipart()) {
-        // RFC 2045 §6.4, REL-2.2: a multipart is never encoded. A Content-Transfer-Encoding
-        // other than 7bit, 8bit or binary (kept from a parsed multipart whose encoded body was
-        // decoded) would not describe the body written here: it is dropped.
-        std::erase_if(fields, [](const auto& f) {
-            if (!iequals(f.first, "Content-Transfer-Encoding")) return false;
-            transfer_encoding e = parse_transfer_encoding(f.second);
-            return e == transfer_encoding::base64 || e == transfer_encoding::quoted_printable;
-        });
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < n.children().size(); ++i) {
             std::string p;
             entity(n.children()[i], p, (path.empty() ? "" : path + ".") + std::to_string(i + 1));
+            if (error) return;
             parts.push_back(std::move(p));
         }
         // RFC 2046 §5.1.1: the boundary must not occur in any encapsulated part. Keep a
@@ -246,18 +268,120 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
         }
         body += (parts.empty() ? "--" : "\r\n--") + boundary + "--\r\n";
         body += canonical_crlf(n.epilogue());
+        drop_encoding(fields, body);  // REL-2.2: a multipart is never encoded
     } else if (ct.is_encapsulated_message() || ct.is("message", "external-body")) {
         if (!n.children().empty())
             entity(n.children().front(), body, path.empty() ? "1" : path + ".1");
+        if (error) return;
+        auto cte = std::find_if(fields.begin(), fields.end(), [](const auto& f) {
+            return iequals(f.first, "Content-Transfer-Encoding");
+        });
+        const transfer_encoding enc = cte == fields.end() ? transfer_encoding::seven_bit
+                                                          : parse_transfer_encoding(cte->second);
+        if (ct.is("message", "global") && enc == transfer_encoding::base64) {
+            // RFC 6532 §3.5: message/global may have any encoding; keep the one asked for.
+            body = base64_encode(body);
+            if (body.ends_with("\r\n")) body.resize(body.size() - 2);  // the delimiter's CRLF
+        } else if (ct.is("message", "global") && enc == transfer_encoding::quoted_printable) {
+            body = qp_encode(body, stats(body).bare_cr_lf ? qp_mode::binary : qp_mode::text);
+        } else {
+            drop_encoding(fields, body);  // RFC 2046 §5.2.1
+        }
     } else {
         leaf_body(n, ct, fields, body, path);
     }
+    // What the writer made of the fields (a rebuilt Content-Type) is checked again.
+    if (refuse(fields, path)) return;
     for (const auto& [name, value] : fields) out += fold_field(name, value);
     out += "\r\n";
     out += body;
 }
 
+bool writer::refuse(const std::vector<std::pair<std::string, std::string>>& fields,
+                    const std::string& path) {
+    for (const auto& [name, value] : fields) {
+        if (auto bad = check_field(name, value)) {
+            bad->part_path = path;
+            error = std::move(bad);
+            return true;
+        }
+    }
+    return false;
+}
+
+constexpr bool is_wsp(char c) noexcept {
+    return c == ' ' || c == '\t';
+}
+
+// Printable for a message: the octets of a refused name or value near `at`, escaped.
+std::string shown(std::string_view s, std::size_t at) {
+    std::size_t from = at > 20 ? at - 20 : 0;
+    std::string out = from > 0 ? "..." : "";
+    static const char hex[] = "0123456789ABCDEF";
+    for (std::size_t i = from; i < s.size() && i < at + 20; ++i) {
+        auto u = static_cast<unsigned char>(s[i]);
+        if (u == '\r') {
+            out += "\\r";
+        } else if (u == '\n') {
+            out += "\\n";
+        } else if (u < 0x20 || u == 0x7f || u >= 0x80) {
+            out += "\\x";
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += s[i];
+        }
+    }
+    if (at + 20 < s.size()) out += "...";
+    return out;
+}
+
 }  // namespace
+
+std::optional<diagnostic> check_field(std::string_view name, std::string_view value) {
+    // RFC 5322 §3.6.8: field-name = 1*ftext; ftext = %d33-57 / %d59-126.
+    if (name.empty())
+        return diagnostic{severity::error, diag_code::field_name_invalid, "", 0,
+                          "a header field with an empty name (RFC 5322 §3.6.8 field-name is "
+                          "1*ftext); refused, nothing written"};
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        auto u = static_cast<unsigned char>(name[i]);
+        if (u < 33 || u > 126 || u == ':')
+            return diagnostic{severity::error, diag_code::field_name_invalid, "", i,
+                              "header field name \"" + shown(name, i) + "\" has " +
+                                  (u == ':'                ? std::string("a colon")
+                                   : u == ' ' || u == '\t' ? std::string("white space")
+                                   : u >= 0x80 ? std::string("an octet that is not US-ASCII")
+                                               : std::string("a control character")) +
+                                  " at " + std::to_string(i) +
+                                  " (RFC 5322 §3.6.8 field-name is printable US-ASCII but ':'); "
+                                  "refused, nothing written"};
+    }
+    auto refuse_value = [&](std::size_t i, std::string_view what) {
+        return diagnostic{severity::error, diag_code::field_value_invalid, "", i,
+                          "the value of header field \"" + std::string(name) + "\" has " +
+                              std::string(what) + " at " + std::to_string(i) + " (\"" +
+                              shown(value, i) +
+                              "\"): only CRLF followed by white space may break a field (RFC "
+                              "5322 §2.2.3); refused, nothing written"};
+    };
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        char c = value[i];
+        if (c == '\0') return refuse_value(i, "a NUL");
+        if (c == '\n') return refuse_value(i, "a bare LF");
+        if (c != '\r') continue;
+        if (i + 1 >= value.size() || value[i + 1] != '\n') return refuse_value(i, "a bare CR");
+        // A fold: CRLF, white space, then something else on that line.
+        std::size_t j = i + 2;
+        if (j >= value.size() || !is_wsp(value[j]))
+            return refuse_value(i, "a line end not followed by white space");
+        while (j < value.size() && is_wsp(value[j])) ++j;
+        if (j >= value.size() || value[j] == '\r' || value[j] == '\n')
+            return refuse_value(i, "a line of only white space");
+        i = j - 1;
+    }
+    return std::nullopt;
+}
 
 node node::leaf(std::string_view content_type, std::string content) {
     node n;
@@ -353,7 +477,13 @@ entity_kind node::kind() const {
 std::string fold_field(std::string_view name, std::string_view value, std::size_t width) {
     // Fold only by inserting CRLF before white space that is already there, outside quoted
     // strings (encoded-words contain no white space, so they are never broken): unfolding
-    // (RFC 5322 §2.2.3) gives back the value exactly.
+    // (RFC 5322 §2.2.3) gives back the value exactly. A fold the value already has (CRLF
+    // and white space) is kept as it is, and no fold is inserted before it, which would make
+    // an empty line.
+    auto fold_at = [&](std::size_t i) {
+        return i + 2 < value.size() && value[i] == '\r' && value[i + 1] == '\n' &&
+               is_wsp(value[i + 2]);
+    };
     std::string out(name);
     out += ": ";
     std::size_t col = out.size();
@@ -361,7 +491,17 @@ std::string fold_field(std::string_view name, std::string_view value, std::size_
     bool first = true;
     while (i < value.size()) {
         std::size_t ws = i;
-        while (i < value.size() && (value[i] == ' ' || value[i] == '\t')) ++i;
+        bool folded = false;
+        for (;;) {
+            if (i < value.size() && is_wsp(value[i])) {
+                ++i;
+            } else if (fold_at(i)) {
+                folded = true;
+                i += 2;
+            } else {
+                break;
+            }
+        }
         std::size_t b = i;
         bool quoted = false;
         for (; i < value.size(); ++i) {
@@ -370,18 +510,21 @@ std::string fold_field(std::string_view name, std::string_view value, std::size_
                 ++i;
             } else if (c == '"') {
                 quoted = !quoted;
-            } else if (!quoted && (c == ' ' || c == '\t')) {
+            } else if (!quoted && (is_wsp(c) || fold_at(i))) {
                 break;
             }
         }
         std::string_view space = value.substr(ws, b - ws), word = value.substr(b, i - b);
-        if (!first && !space.empty() && col + space.size() + word.size() > width) {
+        const std::size_t first_line = std::min(word.find('\r'), word.size());
+        if (!first && !space.empty() && !folded && col + space.size() + first_line > width) {
             out += "\r\n";
             col = 0;
         }
         out += space;
         out += word;
-        col += space.size() + word.size();
+        const std::string_view chunk = value.substr(ws, i - ws);
+        const std::size_t nl = chunk.rfind('\n');
+        col = nl == std::string_view::npos ? col + chunk.size() : chunk.size() - nl - 1;
         first = false;
     }
     out += "\r\n";
@@ -393,6 +536,10 @@ write_result write(const node& n) {
     writer w;
     w.entity(n, r.bytes, "");
     r.diagnostics = std::move(w.diags);
+    if (w.error) {
+        r.bytes.clear();  // a refused field is never written, nor anything around it
+        r.error = std::move(w.error);
+    }
     return r;
 }
 

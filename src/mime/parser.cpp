@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -102,6 +103,7 @@ public:
     void run();
 
 private:
+    void parse_document();
     // An active multipart. The boundary is looked up through the entity each time: a view
     // kept here would dangle when the entity vector grows.
     struct frame {
@@ -121,8 +123,29 @@ private:
                             bool digest);
     bool parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
                             const delim_match& outer);
+    void parse_decoded_message(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
+                               std::uint64_t end);
+    std::optional<std::string> decode_refusal(std::uint64_t body, std::uint64_t end,
+                                              const std::string& what) const;
+    bool may_decode(std::uint32_t e, std::uint64_t body, std::uint64_t end,
+                    const std::string& what);
+    // What enter_decoded replaced, for leave_decoded to put back.
+    struct decoded_context {
+        const char* data = nullptr;
+        std::uint64_t size = 0;
+        std::vector<frame> stack;
+        std::uint64_t input_offset = 0;
+        std::string note;
+        std::uint64_t crlf = 0, lf = 0, cr = 0;
+        std::size_t segment = 0;  // index of the decoded body in doc_.decoded_
+    };
+    decoded_context enter_decoded(std::unique_ptr<detail::decoded_body> seg, std::uint32_t e,
+                                  std::uint64_t body);
+    void leave_decoded(decoded_context& saved, std::uint32_t e, std::uint64_t body,
+                       std::uint64_t end);
     std::uint64_t leaf_body_end(std::uint64_t body, const delim_match& m) const;
     delim_match parse_message(std::uint32_t e, std::uint32_t depth);
+    delim_match parse_encoded_message(std::uint32_t e, std::uint32_t depth, std::uint64_t body);
     delim_match find_delimiter(std::uint64_t from, std::size_t nframes) const;
     bool match_at(const char* q, std::size_t nframes, std::uint64_t lower, delim_match& m) const;
     bool delimiter_line(std::uint64_t line) const;
@@ -170,6 +193,10 @@ private:
     std::uint64_t decode_budget_ = 0;    // encoded octets that may still be decoded
     std::uint64_t decoded_input_offset_ = 0;
     std::string decoded_note_;  // appended to diagnostics inside a decoded body
+    // Diagnostics past limits_.max_diagnostics: how many, the worst, where the first was.
+    std::uint64_t dropped_ = 0;
+    severity worst_dropped_ = severity::note;
+    std::uint64_t first_dropped_offset_ = 0;
 };
 
 document document::parse(input_buffer input, const parse_options& opts) {
@@ -192,11 +219,16 @@ document document::parse(std::string_view bytes, const parse_options& opts) {
 }
 
 void parser::diag(severity s, diag_code c, std::uint32_t e, std::uint64_t off, std::string msg) {
-    if (decoded_nesting_ > 0) {
-        // The user cannot seek into decoded octets: report where they come from.
-        off = decoded_input_offset_;
-        msg += decoded_note_;
+    // The user cannot seek into decoded octets: report where they come from.
+    if (decoded_nesting_ > 0) off = decoded_input_offset_;
+    if (doc_.diagnostics_.size() >= limits_.max_diagnostics) {
+        // Past the cap only a count is kept; run() adds it as one last diagnostic.
+        if (dropped_ == 0) first_dropped_offset_ = off;
+        ++dropped_;
+        worst_dropped_ = std::max(worst_dropped_, s);
+        return;
     }
+    if (decoded_nesting_ > 0) msg += decoded_note_;
     doc_.diagnostics_.push_back({s, c, path_of(e), off, std::move(msg)});
 }
 
@@ -246,6 +278,13 @@ std::uint32_t parser::new_entity(std::uint32_t parent, std::uint64_t begin) {
 }
 
 void parser::run() {
+    parse_document();
+    if (dropped_ > 0)
+        doc_.diagnostics_.push_back(dropped_diagnostics(
+            dropped_, worst_dropped_, first_dropped_offset_, limits_.max_diagnostics));
+}
+
+void parser::parse_document() {
     if (size_ == 0) {
         new_entity(detail::entity_record::none, 0);
         diag(severity::warning, diag_code::empty_input, 0, 0, "the input is empty");
@@ -605,9 +644,6 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
                   : "no MIME header: the input is read as one text/plain body");
     }
 
-    // A reference into the type table: valid until the next type is added, which only
-    // happens below in the recursion, after the last use of `ct`.
-    const content_type& ct = doc_.type_of(e);
     const entity_kind kind = type_kind_[r.type];
     bool over_depth = depth >= limits_.max_depth;
     if (kind == entity_kind::multipart) {
@@ -635,10 +671,7 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
                      " levels; this message is kept as an opaque body");
         } else if (r.encoding == transfer_encoding::base64 ||
                    r.encoding == transfer_encoding::quoted_printable) {
-            diag(severity::warning, diag_code::message_with_encoding, e, r.begin,
-                 "message/" + ct.subtype + " with Content-Transfer-Encoding " +
-                     std::string(transfer_encoding_name(r.encoding)) +
-                     " (RFC 2046 §5.2.1 forbids it); kept as a leaf");
+            return parse_encoded_message(e, depth, body);
         } else {
             return parse_message(e, depth);
         }
@@ -647,6 +680,46 @@ delim_match parser::parse_entity(std::uint32_t e, std::uint32_t depth, bool in_d
     // multipart, or to the end of the input.
     delim_match m = find_delimiter(body, stack_.size());
     doc_.entities_[e].body_end = leaf_body_end(body, m);
+    return m;
+}
+
+// A message/* entity e with base64 or quoted-printable encoding, whose body starts at `body`.
+// Outlook attaches mail as base64 message/rfc822: decoded and parsed with REL-2.2's
+// machinery and budgets. RFC 6532 §3.5 allows any encoding on message/global, so only the
+// other types are reported. Out of line, so that parse_entity's frame (one per nesting
+// level, up to hard_max_depth) stays small.
+[[gnu::noinline]] delim_match parser::parse_encoded_message(std::uint32_t e, std::uint32_t depth,
+                                                            std::uint64_t body) {
+    const auto& r = doc_.entities_[e];
+    const content_type& ct = doc_.type_of(e);
+    const std::string what = "message/" + ct.subtype + " with Content-Transfer-Encoding " +
+                             std::string(transfer_encoding_name(r.encoding));
+    const bool allowed = ct.is("message", "global");
+    const std::uint64_t begin = r.begin;
+    const delim_match m = find_delimiter(body, stack_.size());
+    const std::uint64_t end = leaf_body_end(body, m);
+    const bool parts_left = doc_.entities_.size() < limits_.max_parts;
+    const bool decode = parts_left && !decode_refusal(body, end, "the " + what);
+    if (!allowed || !decode) {
+        diag(severity::warning, diag_code::message_with_encoding, e, begin,
+             what + (allowed ? "" : " (RFC 2046 §5.2.1 forbids it)") +
+                 (decode ? "; its body is decoded and the message in it parsed (their "
+                           "offsets lie beyond the input; diagnostics inside give the "
+                           "encoded body's offset)"
+                         : "; kept as a leaf (decode_to gives the message)"));
+    }
+    if (!parts_left) {
+        if (!part_limit_hit_) {
+            part_limit_hit_ = true;
+            diag(severity::error, diag_code::part_count_limit, e, body,
+                 "more than " + std::to_string(limits_.max_parts) +
+                     " entities; the encapsulated message is kept as an opaque body");
+        }
+    } else if (may_decode(e, body, end, "the " + what)) {
+        parse_decoded_message(e, depth, body, end);
+        return m;
+    }
+    doc_.entities_[e].body_end = end;
     return m;
 }
 
@@ -840,96 +913,95 @@ delim_match parser::parse_parts(std::uint32_t e, std::uint32_t depth, std::uint6
     }
 }
 
-// REL-2.2 salvage. Multipart e (base64 or quoted-printable) has no delimiter of its
-// boundary in its body as written [body, end of a leaf body before `outer`). Decode that
-// body; if the decoded octets have a delimiter, parse them as e's body: e's parts become
-// ordinary entities whose offsets address the decoded body (document::view), and e stays
-// an entity whose body (what serialize writes) is the encoded one. Returns false, with
-// nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise.
-bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
-                                const delim_match& outer) {
-    if (max_decoded_nesting_ == 0) return false;
-    const std::uint64_t end = leaf_body_end(body, outer);
-    const transfer_encoding enc = doc_.entities_[e].encoding;
-    const std::string enc_name(transfer_encoding_name(enc));
-    if (decoded_nesting_ >= max_decoded_nesting_) {
-        diag(severity::error, diag_code::decode_limit, e, body,
-             "a " + enc_name + " multipart without delimiters inside " +
-                 std::to_string(decoded_nesting_) +
-                 " decoded bodies (the limit); its body is not decoded and is kept as it is");
-        return false;
-    }
-    if (end - body > decode_budget_) {
-        diag(severity::error, diag_code::decode_limit, e, body,
-             "the " + enc_name +
-                 " multipart has no delimiter, but decoding its body would exceed the limit of "
-                 "decoded octets for the document (twice its size); the body is kept as it is");
-        decode_budget_ = 0;
-        return false;
-    }
-    decode_budget_ -= end - body;
+// The REL-2.2 budgets for decoding the encoded body [body, end) of `what` (e.g. "a base64
+// multipart without delimiters"): nullopt if it may be decoded, "" if decoding is off, else
+// what the decode_limit diagnostic says. Changes nothing.
+std::optional<std::string> parser::decode_refusal(std::uint64_t body, std::uint64_t end,
+                                                  const std::string& what) const {
+    if (max_decoded_nesting_ == 0) return std::string();
+    if (decoded_nesting_ >= max_decoded_nesting_)
+        return what + " inside " + std::to_string(decoded_nesting_) +
+               " decoded bodies (the limit); its body is not decoded and is kept as it is";
+    if (end - body > decode_budget_)
+        return "decoding the body of " + what +
+               " would exceed the limit of decoded octets for the document (twice its size); "
+               "the body is kept as it is";
+    return std::nullopt;
+}
 
-    auto seg = std::make_unique<detail::decoded_body>();
-    const std::string_view encoded(data_ + body, end - body);
-    codec_status st = enc == transfer_encoding::base64 ? base64_decode(encoded, seg->bytes)
-                                                       : qp_decode(encoded, seg->bytes);
-
-    // Switch to the decoded body; only e's boundary is active in it.
-    const char* const saved_data = data_;
-    const std::uint64_t saved_size = size_;
-    std::vector<frame> saved_stack;
-    saved_stack.swap(stack_);
-    data_ = seg->bytes.data();
-    size_ = seg->bytes.size();
-    stack_.push_back({e});
-    delim_match first = find_delimiter(0, 1);
-    if (!first.found) {
-        data_ = saved_data;
-        size_ = saved_size;
-        stack_.swap(saved_stack);
-        return false;
+// Whether the encoded body [body, end) of entity e may be decoded: if so the budget is
+// charged; otherwise a decode_limit diagnostic (unless decoding is off) says why.
+bool parser::may_decode(std::uint32_t e, std::uint64_t body, std::uint64_t end,
+                        const std::string& what) {
+    std::optional<std::string> refused = decode_refusal(body, end, what);
+    if (!refused) {
+        decode_budget_ -= end - body;
+        return true;
     }
+    if (!refused->empty()) {
+        diag(severity::error, diag_code::decode_limit, e, body, std::move(*refused));
+        if (end - body > decode_budget_) decode_budget_ = 0;
+    }
+    return false;
+}
 
+// Makes `seg` (the decoded body of entity e, whose encoded body starts at `body`) the
+// buffer being parsed: data_, size_ and an empty stack_ are its own, offsets are local to
+// it, and diagnostics report the encoded body's offset in the input. The caller parses,
+// then calls leave_decoded.
+parser::decoded_context parser::enter_decoded(std::unique_ptr<detail::decoded_body> seg,
+                                              std::uint32_t e, std::uint64_t body) {
+    decoded_context saved;
+    saved.data = data_;
+    saved.size = size_;
+    saved.stack.swap(stack_);
+    saved.input_offset = decoded_input_offset_;
+    saved.note = std::move(decoded_note_);
+    saved.crlf = crlf_;
+    saved.lf = lf_;
+    saved.cr = cr_;
     // Place it in the offset space: after the input and every earlier decoded body.
     const std::uint64_t input_size = doc_.bytes_.size();
     seg->base = doc_.decoded_.empty()
                     ? input_size + 1
                     : doc_.decoded_.back()->base + doc_.decoded_.back()->bytes.size() + 1;
     seg->entity = e;
-    const std::uint64_t base = seg->base;
-    const std::uint64_t seg_size = seg->bytes.size();
-    const std::size_t seg_index = doc_.decoded_.size();
-    const std::string path = path_of(e);
     // Inside a decoded body the input offset is already the outermost one.
     seg->input_offset = decoded_nesting_ > 0 ? decoded_input_offset_ : body;
+    saved.segment = doc_.decoded_.size();
+    data_ = seg->bytes.data();
+    size_ = seg->bytes.size();
+    decoded_input_offset_ = seg->input_offset;
     doc_.decoded_.push_back(std::move(seg));
-
-    const std::uint64_t saved_input_offset = decoded_input_offset_;
-    std::string saved_note = std::move(decoded_note_);
-    const std::uint64_t saved_crlf = crlf_, saved_lf = lf_, saved_cr = cr_;
-    decoded_input_offset_ = doc_.decoded_.back()->input_offset;
-    decoded_note_ = " [in the " + enc_name + "-decoded body of " +
+    const std::string path = path_of(e);
+    decoded_note_ = " [in the " + std::string(transfer_encoding_name(doc_.entities_[e].encoding)) +
+                    "-decoded body of " +
                     (path.empty() ? std::string("the message") : "part " + path) +
                     "; the offset is where that encoded body starts in the input]";
     ++decoded_nesting_;
-    const bool digest = doc_.type_of(e).subtype == "digest";
-    parse_parts(e, depth, 0, first, digest);  // pops e's frame
-    --decoded_nesting_;
-    decoded_note_ = std::move(saved_note);
-    decoded_input_offset_ = saved_input_offset;
-    crlf_ = saved_crlf;  // line ends of decoded octets say nothing about the file
-    lf_ = saved_lf;
-    cr_ = saved_cr;
-    data_ = saved_data;
-    size_ = saved_size;
-    stack_.swap(saved_stack);
+    return saved;
+}
 
-    // Move e's descendants from offsets local to the decoded body to the document's space.
-    // A nested decoded multipart's own range is in this body; its close delimiter and its
-    // descendants are in its own decoded body, already placed.
+// Back to the buffer enter_decoded left, and e's descendants moved from offsets local to
+// the decoded body into the document's offset space. A nested decoded entity's own range
+// is in this body; its close delimiter and its descendants are in its own decoded body,
+// already placed. e's body stays [body, end), the encoded one.
+void parser::leave_decoded(decoded_context& saved, std::uint32_t e, std::uint64_t body,
+                           std::uint64_t end) {
+    --decoded_nesting_;
+    decoded_note_ = std::move(saved.note);
+    decoded_input_offset_ = saved.input_offset;
+    crlf_ = saved.crlf;  // line ends of decoded octets say nothing about the file
+    lf_ = saved.lf;
+    cr_ = saved.cr;
+    data_ = saved.data;
+    size_ = saved.size;
+    stack_.swap(saved.stack);
+
+    const std::uint64_t base = doc_.decoded_[saved.segment]->base;
     const auto end_entity = static_cast<std::uint32_t>(doc_.entities_.size());
-    doc_.decoded_[seg_index]->end_entity = end_entity;
-    std::size_t k = seg_index + 1;  // decoded bodies nested in this one, in entity order
+    doc_.decoded_[saved.segment]->end_entity = end_entity;
+    std::size_t k = saved.segment + 1;  // decoded bodies nested in this one, in entity order
     for (std::uint32_t i = e + 1; i < end_entity;) {
         auto& c = doc_.entities_[i];
         c.begin += base;
@@ -951,11 +1023,56 @@ bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint6
         ++i;
     }
     auto& r = doc_.entities_[e];
-    mp(e).close_begin += base;
-    mp(e).close_end += base;
+    if (r.multipart != detail::entity_record::none) {
+        mp(e).close_begin += base;
+        mp(e).close_end += base;
+    }
     r.body_begin = body;
     r.body_end = end;
     r.decoded_body = true;
+}
+
+// REL-2.2 salvage. Multipart e (base64 or quoted-printable) has no delimiter of its
+// boundary in its body as written [body, end of a leaf body before `outer`). Decode that
+// body; if the decoded octets have a delimiter, parse them as e's body: e's parts become
+// ordinary entities whose offsets address the decoded body (document::view), and e stays
+// an entity whose body (what serialize writes) is the encoded one. Returns false, with
+// nothing changed but the budget and perhaps a decode_limit diagnostic, otherwise. Out of
+// line, so that parse_multipart's frame (one per nesting level) stays small.
+[[gnu::noinline]] bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth,
+                                                  std::uint64_t body, const delim_match& outer) {
+    const std::uint64_t end = leaf_body_end(body, outer);
+    const transfer_encoding enc = doc_.entities_[e].encoding;
+    const std::string enc_name(transfer_encoding_name(enc));
+    if (!may_decode(e, body, end, "a " + enc_name + " multipart without delimiters")) return false;
+
+    auto seg = std::make_unique<detail::decoded_body>();
+    const std::string_view encoded(data_ + body, end - body);
+    codec_status st = enc == transfer_encoding::base64 ? base64_decode(encoded, seg->bytes)
+                                                       : qp_decode(encoded, seg->bytes);
+    delim_match first;
+    {
+        // Only e's boundary is active in the decoded body: is there a delimiter of it?
+        const char* const saved_data = data_;
+        const std::uint64_t saved_size = size_;
+        std::vector<frame> saved_stack;
+        saved_stack.swap(stack_);
+        data_ = seg->bytes.data();
+        size_ = seg->bytes.size();
+        stack_.push_back({e});
+        first = find_delimiter(0, 1);
+        data_ = saved_data;
+        size_ = saved_size;
+        stack_.swap(saved_stack);
+        if (!first.found) return false;
+    }
+    const std::uint64_t seg_size = seg->bytes.size();
+    decoded_context saved = enter_decoded(std::move(seg), e, body);
+    stack_.push_back({e});
+    const bool digest = doc_.type_of(e).subtype == "digest";
+    parse_parts(e, depth, 0, first, digest);  // pops e's frame
+    leave_decoded(saved, e, body, end);
+
     std::string msg = "no delimiter of boundary \"" + std::string(doc_.boundary_of(e)) +
                       "\" in the body as written; decoded the " + enc_name + " body (" +
                       std::to_string(seg_size) + " octets) and read " +
@@ -965,6 +1082,27 @@ bool parser::parse_decoded_body(std::uint32_t e, std::uint32_t depth, std::uint6
     if (!st.clean()) msg += "; the encoding has errors (decode_to reports them)";
     diag(severity::warning, diag_code::multipart_body_decoded, e, body, std::move(msg));
     return true;
+}
+
+// A message/* entity e with base64 or quoted-printable encoding (Outlook attaches mail as
+// base64 message/rfc822): its body [body, end) is decoded and the message in it parsed as
+// e's one entity (path P.1), as for an unencoded message. The entities found are ordinary
+// ones whose offsets address the decoded body; e's body (what serialize writes) stays the
+// encoded one. The caller has checked the budgets (may_decode).
+void parser::parse_decoded_message(std::uint32_t e, std::uint32_t depth, std::uint64_t body,
+                                   std::uint64_t end) {
+    auto seg = std::make_unique<detail::decoded_body>();
+    const std::string_view encoded(data_ + body, end - body);
+    if (doc_.entities_[e].encoding == transfer_encoding::base64) {
+        base64_decode(encoded, seg->bytes);
+    } else {
+        qp_decode(encoded, seg->bytes);
+    }
+    decoded_context saved = enter_decoded(std::move(seg), e, body);
+    doc_.entities_[e].kind = entity_kind::message;
+    std::uint32_t child = new_entity(e, 0);
+    parse_entity(child, depth + 1, false);  // no boundary is active: it runs to the end
+    leave_decoded(saved, e, body, end);
 }
 
 bool parser::match_at(const char* q, std::size_t nframes, std::uint64_t lower,

@@ -201,8 +201,8 @@ codec_status part_view::decode_to(std::string& out, std::vector<diagnostic>& dia
         // Decoded octets have no place in the input: report the encoded body they came from.
         at = input_offset();
         where =
-            " [in a part recovered from the decoded body of an encoded multipart; the "
-            "offset is where that encoded body starts in the input]";
+            " [in a part recovered from the decoded body of an encoded multipart or message; "
+            "the offset is where that encoded body starts in the input]";
     }
     auto add = [&](severity s, diag_code c, std::string msg) {
         msg += where;

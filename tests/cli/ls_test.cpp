@@ -1,5 +1,6 @@
 // mhtml ls as a user runs it: exit codes, JSON shape, standard input, --help.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli/cli_support.hpp"
 
@@ -79,6 +80,70 @@ TEST(CliLs, HelpHasExamples) {
 TEST(CliLs, Rfc2047FileNameIsDecoded) {
     auto r = run("ls --json " + corpus("nylas__raw_message_with_outlook_emoji_inline.eml"));
     EXPECT_NE(r.out.find("\"filename\":\"OutlookEmoji-\xF0\x9F\x98\x8A.png\""), std::string::npos);
+}
+
+// An Outlook attachment (base64 message/rfc822): the attached mail's parts are listed, each
+// at the input offset of the encoded body it was decoded from.
+TEST(CliLs, EncodedMessagePartsAreListedWithInputOffsets) {
+    const std::string file =
+        std::string(MHTML_TEST_DATA) + "/differences/outlook_forward_base64_rfc822.eml";
+    std::ifstream f(file, std::ios::binary);
+    const std::string input((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string marker = "filename=\"Quarterly report.eml\"\r\n\r\n";
+    const std::size_t body = input.find(marker) + marker.size();
+    ASSERT_GT(body, marker.size());
+
+    auto r = run("ls --json --hash " + file);
+    EXPECT_EQ(r.status, 0);
+    const auto doc = nlohmann::json::parse(r.out);
+    std::vector<std::string> paths;
+    for (const auto& p : doc["parts"]) {
+        const std::string path = p["path"];
+        paths.push_back(path);
+        if (path.starts_with("2.1")) {
+            EXPECT_TRUE(p["decoded"].get<bool>()) << path;
+            EXPECT_EQ(p["offset"].get<std::size_t>(), body) << path;
+        } else {
+            EXPECT_FALSE(p["decoded"].get<bool>()) << path;
+        }
+    }
+    EXPECT_EQ(paths, (std::vector<std::string>{"", "1", "2", "2.1", "2.1.1", "2.1.1.1", "2.1.1.2",
+                                               "2.1.2"}));
+    EXPECT_EQ(doc["parts"][2]["content_type"], "message/rfc822");
+    EXPECT_FALSE(doc["parts"][2]["leaf"].get<bool>());
+    EXPECT_EQ(doc["parts"][7]["content_type"], "image/png");
+    EXPECT_EQ(doc["related"][0]["root"], "2.1.1.2");
+    ASSERT_EQ(doc["diagnostics"].size(), 1u);
+    EXPECT_EQ(doc["diagnostics"][0]["code"], "message_with_encoding");
+    EXPECT_EQ(doc["diagnostics"][0]["path"], "2");
+
+    auto text = run("ls " + file);
+    EXPECT_NE(text.out.find("  2.1        multipart/related"), std::string::npos) << text.out;
+}
+
+// The cap covers what decoding the leaves finds: 30 parts with truncated base64 each give
+// base64_truncated (an error); with --max-diagnostics 5 ls keeps 5 and counts the other 25,
+// and still exits 1 because what it dropped holds errors.
+TEST(CliLs, DiagnosticsAreCappedWithACount) {
+    std::string in = "Content-Type: multipart/mixed; boundary=b\r\n\r\n";
+    for (int i = 0; i < 30; ++i)
+        in +=
+            "--b\r\nContent-Type: application/octet-stream\r\nContent-Transfer-Encoding: "
+            "base64\r\n\r\nQUJDR\r\n";
+    in += "--b--\r\n";
+    std::string f = temp_file(in);
+    auto r = run("ls --json --max-diagnostics 5 " + f);
+    EXPECT_EQ(r.status, 1);
+    const auto doc = nlohmann::json::parse(r.out);
+    const auto& ds = doc["diagnostics"];
+    ASSERT_EQ(ds.size(), 6u);
+    for (int i = 0; i < 5; ++i) EXPECT_EQ(ds[i]["code"], "base64_truncated");
+    EXPECT_EQ(ds[5]["code"], "diagnostics_dropped");
+    EXPECT_EQ(ds[5]["severity"], "error");
+    EXPECT_TRUE(
+        ds[5]["message"].get<std::string>().starts_with("25 more diagnostics were dropped"));
+    EXPECT_EQ(run("ls --json " + f).out.find("diagnostics_dropped"), std::string::npos);
+    std::filesystem::remove(f);
 }
 
 }  // namespace

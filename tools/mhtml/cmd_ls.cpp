@@ -66,11 +66,16 @@ int run_ls(const ls_options& o) {
     std::vector<part_info> infos;
     infos.reserve(doc.size());
     std::string buf;
+    std::vector<diagnostic> decoding;
     for (mime::part_view p : doc.parts()) {
         part_info pi{p, 0, {}};
         if (p.is_leaf()) {
             buf.clear();
-            p.decode_to(buf, diags);
+            decoding.clear();
+            p.decode_to(buf, decoding);
+            // The document's cap covers what decoding finds too.
+            for (diagnostic& d : decoding)
+                append_capped(diags, std::move(d), o.limits.max_diagnostics);
             pi.decoded_size = buf.size();
             if (o.hash) pi.sha256 = sha256_hex(buf);
         }

@@ -25,6 +25,7 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
     a.doc = std::make_unique<mime::document>(mime::document::parse(std::move(*in), po));
     archive::aggregate_options ao;
     ao.strict = strict;
+    ao.max_diagnostics = limits.max_diagnostics;
     a.agg.emplace(archive::aggregate::build(*a.doc, ao));
     return a;
 }
@@ -42,6 +43,9 @@ void add_limit_options(CLI::App& cmd, parse_limits& limits) {
     cmd.add_option("--max-line-length", limits.max_line_length,
                    "header line length reported as too long (default 1 MiB)")
         ->check(CLI::PositiveNumber);
+    cmd.add_option("--max-diagnostics", limits.max_diagnostics,
+                   "diagnostics kept per document; the rest are counted in a last one "
+                   "(default 10000)");
 }
 
 }  // namespace mhtml::cli

@@ -64,6 +64,9 @@ struct aggregate_options {
     /// Where `mid:` URLs naming other messages are looked up; nullptr: nowhere. It must
     /// outlive the aggregate.
     const message_store* store = nullptr;
+    /// Diagnostics kept (parse_limits::max_diagnostics): past it, one final
+    /// `diagnostics_dropped` counts the rest.
+    std::size_t max_diagnostics = parse_limits{}.max_diagnostics;
 };
 
 /// What the layer knows about one entity.

@@ -20,9 +20,9 @@ namespace mhtml::mime {
 
 struct parse_options {
     parse_limits limits;
-    /// REL-2.2 salvage: how many decoded bodies may nest (an encoded multipart found inside
-    /// the decoded body of another one). Beyond it the multipart is parsed as it is
-    /// (`decode_limit`). 0 turns the salvage off.
+    /// REL-2.2 salvage: how many decoded bodies may nest (an encoded multipart or message/*
+    /// found inside the decoded body of another one). Beyond it the multipart is parsed as
+    /// it is, the message kept as a leaf (`decode_limit`). 0 turns the salvage off.
     std::uint32_t max_decoded_nesting = 4;
 };
 
@@ -46,9 +46,9 @@ struct entity_record {
     entity_kind kind = entity_kind::leaf;
     transfer_encoding encoding = transfer_encoding::seven_bit;
     bool has_content_type = false;
-    // A multipart read from its decoded body (REL-2.2 salvage): begin, body_begin, body_end
-    // and delim_begin are in the space of its container as usual (its body is the encoded
-    // one), while its close delimiter and its children address its decoded body.
+    // A multipart or message read from its decoded body (REL-2.2 salvage): begin, body_begin,
+    // body_end and delim_begin are in the space of its container as usual (its body is the
+    // encoded one), while its close delimiter and its children address its decoded body.
     bool decoded_body = false;
 };
 
@@ -60,11 +60,12 @@ struct multipart_record {
 };
 
 // The body of a base64 or quoted-printable multipart, decoded because the body as written
-// holds no delimiter (REL-2.2, RFC 2045 §6.4). Offsets address one space: the input is
-// [0, input size], and each decoded body follows at `base` (one past the end of what
-// precedes it, so that an offset at the end of one range never names the next).
+// holds no delimiter (REL-2.2, RFC 2045 §6.4), or of a base64 or quoted-printable message/*.
+// Offsets address one space: the input is [0, input size], and each decoded body follows at
+// `base` (one past the end of what precedes it, so that an offset at the end of one range
+// never names the next).
 struct decoded_body {
-    std::uint32_t entity = 0;        // the multipart whose decoded body this is
+    std::uint32_t entity = 0;        // the multipart or message whose decoded body this is
     std::uint32_t end_entity = 0;    // one past its last descendant
     std::uint64_t base = 0;          // offset of bytes[0]
     std::uint64_t input_offset = 0;  // the encoded body in the input (outermost, if nested)
@@ -105,7 +106,7 @@ public:
     /// decoded body, where its encoded body (the outermost one, if nested) starts. This is
     /// the offset diagnostics report.
     std::uint64_t input_offset(std::uint64_t offset) const noexcept;
-    /// The bodies decoded to recover encoded multiparts, in document order.
+    /// The bodies decoded to recover encoded multiparts and messages, in document order.
     const std::vector<std::unique_ptr<detail::decoded_body>>& decoded_bodies() const noexcept {
         return decoded_;
     }

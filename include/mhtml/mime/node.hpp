@@ -32,9 +32,11 @@ public:
     /// The entity `p` and everything in it, kept as raw octets until changed.
     static node from(part_view p);
 
-    /// Replaces the first field of that name (case-insensitive) or appends one.
+    /// Replaces the first field of that name (case-insensitive) or appends one. The field is
+    /// checked when the node is written (check_field): a bad name or value makes write()
+    /// fail rather than write it.
     node& set(std::string_view name, std::string_view value);
-    /// Appends a field even if one of that name exists.
+    /// Appends a field even if one of that name exists (checked by write(), as set()).
     node& add(std::string_view name, std::string_view value);
     node& remove(std::string_view name);
     std::optional<std::string_view> get(std::string_view name) const;
@@ -73,15 +75,34 @@ private:
 };
 
 struct write_result {
-    std::string bytes;
+    std::string bytes;                    ///< empty if `error` is set
     std::vector<diagnostic> diagnostics;  ///< e.g. serialize_line_too_long
+    /// A header field write() refused (see check_field): nothing was written. Its code is
+    /// field_name_invalid or field_value_invalid, part_path the entity, offset the position
+    /// of the first bad octet in the name or value.
+    std::optional<diagnostic> error;
+    bool ok() const noexcept { return !error.has_value(); }
 };
 
-/// Writes `n` as MIME octets (see the class comment for the rules).
-write_result write(const node& n);
+/// Writes `n` as MIME octets (see the class comment for the rules). Every field of every
+/// entity that is written (not copied untouched) is checked first with check_field; if one
+/// is refused, the result has that error and no bytes, so a value can never inject a
+/// field, a header block end or a body.
+[[nodiscard]] write_result write(const node& n);
+
+/// Whether write() accepts a field. The name must be an RFC 5322 §3.6.8 field-name,
+/// `1*ftext` (printable US-ASCII except ':'; no space, no control, no 8-bit octet, not
+/// empty): else `field_name_invalid`. The value (unfolded, or folded by the caller) must
+/// contain no NUL, and no CR or LF except as CRLF followed by white space that goes on to
+/// something else (RFC 5322 §2.2.3 folding; a line of only white space is refused too):
+/// else `field_value_invalid`. Returns the refusal (offset = position in the name or value)
+/// or nothing. 8-bit octets in values are accepted (RFC 6532).
+std::optional<diagnostic> check_field(std::string_view name, std::string_view value);
 
 /// Folds `name: value` at white space outside quoted strings so that lines are at most
-/// `width` columns where possible (RFC 5322 §2.2.3); returns the field with final CRLF.
+/// `width` columns where possible (RFC 5322 §2.2.3); returns the field with final CRLF. A
+/// fold already in the value (CRLF followed by white space) is kept, and no fold is added
+/// next to it. It does not check the field (check_field does; write() calls it).
 std::string fold_field(std::string_view name, std::string_view value, std::size_t width = 78);
 
 }  // namespace mhtml::mime

@@ -20,7 +20,7 @@ class document;
 enum class entity_kind : std::uint8_t {
     leaf,       ///< a body that is not parsed further
     multipart,  ///< RFC 2046 §5.1: body parts between delimiters
-    message,    ///< message/rfc822, message/global, message/news: one encapsulated entity
+    message,    ///< message/rfc822, global, news, external-body: one encapsulated entity
 };
 
 class part_view {
@@ -66,9 +66,10 @@ public:
     /// of the encoded body it was decoded from (the outermost one, if nested).
     std::uint64_t input_offset() const noexcept;
     /// REL-2.2 salvage: a base64 or quoted-printable multipart whose body as written has no
-    /// delimiter, and whose parts were found in its decoded body. Its raw_body() is the
-    /// encoded body and decode_to() gives the decoded one; preamble(), epilogue() and its
-    /// children are read from the decoded body.
+    /// delimiter, and whose parts were found in its decoded body; or a base64 or
+    /// quoted-printable message/* whose message was read from its decoded body. Its
+    /// raw_body() is the encoded body and decode_to() gives the decoded one; preamble(),
+    /// epilogue() and its children are read from the decoded body.
     bool body_was_decoded() const noexcept;
     /// True for an entity found in such a decoded body (at any depth below it).
     bool in_decoded_body() const noexcept;

@@ -559,19 +559,7 @@ TEST(EncodedMultipart, REL_2_2_ViewsSurviveMove) {
     expect_decoded_bodies_covered(d);
 }
 
-// message/rfc822 with an encoding stays a leaf (RFC 2046 §5.2.1; docs/design.md).
-TEST(EncodedMultipart, MessageWithEncodingIsNotDecoded) {
-    const std::string input =
-        "Content-Type: message/rfc822\r\n"
-        "Content-Transfer-Encoding: base64\r\n"
-        "\r\n" +
-        base64_encode("Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\nx\r\n--b--\r\n");
-    const document doc = document::parse(input);
-    EXPECT_THAT(codes(doc), ElementsAre("message_with_encoding"));
-    EXPECT_EQ(doc.size(), 1u);
-    EXPECT_THAT(doc.decoded_bodies(), IsEmpty());
-    EXPECT_EQ(serialize(doc), input);
-}
+// message/* with an encoding: encoded_message_test.cpp.
 
 }  // namespace
 }  // namespace mhtml::mime

@@ -174,5 +174,136 @@ TEST(Node, FoldFieldKeepsQuotedStringsAndUnfoldsBack) {
               std::string::npos);
 }
 
+// The writer refuses header injection: a field name must be an RFC 5322 §3.6.8 field-name
+// and a value may break a line only by folding (CRLF + white space, RFC 5322 §2.2.3). A
+// refused field comes back as an error and nothing is written.
+struct refused_case {
+    std::string what, name, value;
+    diag_code code;
+    std::uint64_t offset;  // of the first bad octet in the name or the value
+};
+
+const std::vector<refused_case>& refused_cases() {
+    static const std::vector<refused_case> cases = {
+        {"CRLF starting a new field", "Subject", "hi\r\nBcc: victim@example.com",
+         diag_code::field_value_invalid, 2},
+        {"CRLF CRLF starting the body", "Subject", "hi\r\n\r\n<script>",
+         diag_code::field_value_invalid, 2},
+        {"bare LF", "Subject", "hi\nX-Evil: 1", diag_code::field_value_invalid, 2},
+        {"bare LF before white space", "Subject", "hi\n there", diag_code::field_value_invalid, 2},
+        {"bare CR", "Subject", "hi\rX-Evil: 1", diag_code::field_value_invalid, 2},
+        {"CR at the end", "Subject", "hi\r", diag_code::field_value_invalid, 2},
+        {"CRLF at the end", "Subject", "hi\r\n", diag_code::field_value_invalid, 2},
+        {"a fold to a line of only white space", "Subject", "hi\r\n \r\n there",
+         diag_code::field_value_invalid, 2},
+        {"a fold ending the value", "Subject", "hi\r\n \t", diag_code::field_value_invalid, 2},
+        {"NUL", "Subject", std::string("a\0b", 3), diag_code::field_value_invalid, 1},
+        {"NUL after a good fold", "Subject", std::string("a\r\n b\0", 6),
+         diag_code::field_value_invalid, 5},
+        {"name with a colon", "X-A:B", "v", diag_code::field_name_invalid, 3},
+        {"name with a space", "X A", "v", diag_code::field_name_invalid, 1},
+        {"name with a tab", "X\tA", "v", diag_code::field_name_invalid, 1},
+        {"name with CRLF", "X-A\r\nBcc", "v", diag_code::field_name_invalid, 3},
+        {"name with a NUL", std::string("X\0A", 3), "v", diag_code::field_name_invalid, 1},
+        {"name with an 8-bit octet", "Sujet-\xC3\xA9", "v", diag_code::field_name_invalid, 6},
+        {"name with DEL", "X\x7f", "v", diag_code::field_name_invalid, 1},
+        {"empty name", "", "v", diag_code::field_name_invalid, 0},
+    };
+    return cases;
+}
+
+TEST(Node, HeaderInjectionIsRefused_Rfc5322_2_2_3_And_3_6_8) {
+    for (const refused_case& c : refused_cases()) {
+        SCOPED_TRACE(c.what);
+        // check_field says so ...
+        auto bad = check_field(c.name, c.value);
+        ASSERT_TRUE(bad.has_value());
+        EXPECT_EQ(bad->code, c.code);
+        EXPECT_EQ(bad->sev, severity::error);
+        EXPECT_EQ(bad->offset, c.offset);
+        // ... and write() refuses the whole node, with set() and with add(), on a leaf deep
+        // inside a tree as on the root.
+        for (int how = 0; how < 3; ++how) {
+            node leaf = node::leaf("text/plain", "content\r\n");
+            node root = node::multipart(
+                "mixed", {node::leaf("text/plain", "first\r\n"), node::message(std::move(leaf))});
+            std::string path;
+            if (how == 0) {
+                root.set(c.name, c.value);
+            } else if (how == 1) {
+                root.add(c.name, c.value);
+            } else {
+                root.children()[1].children()[0].set(c.name, c.value);
+                path = "2.1";
+            }
+            const write_result w = write(root);
+            ASSERT_FALSE(w.ok());
+            EXPECT_TRUE(w.bytes.empty());
+            EXPECT_EQ(w.error->code, c.code);
+            EXPECT_EQ(w.error->part_path, path);
+            EXPECT_EQ(w.error->offset, c.offset);
+            EXPECT_THAT(w.error->message, ::testing::HasSubstr("refused, nothing written"));
+        }
+    }
+}
+
+TEST(Node, HeaderInjectionIsRefusedInAChangedParsedPart) {
+    const std::string in =
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n"
+        "\r\none\r\n--b--\r\n";
+    const auto doc = document::parse(in);
+    node root = node::from(doc.root());
+    root.children()[0].set("Content-Location", "http://x.example/\r\nContent-Type: text/html");
+    const write_result w = write(root);
+    ASSERT_FALSE(w.ok());
+    EXPECT_EQ(w.error->code, diag_code::field_value_invalid);
+    EXPECT_EQ(w.error->part_path, "1");
+    EXPECT_TRUE(w.bytes.empty());
+    // A Content-Type whose parameter would smuggle a field is refused before it is rebuilt.
+    node mp = node::multipart("mixed", {node::leaf("text/plain", "x")}, "type=\"a\r\nX-Evil: 1\"");
+    const write_result w2 = write(mp);
+    ASSERT_FALSE(w2.ok());
+    EXPECT_EQ(w2.error->code, diag_code::field_value_invalid);
+}
+
+TEST(Node, GoodFoldingAndOddButValidFieldsAreWritten) {
+    EXPECT_FALSE(check_field("Subject", "a\r\n b").has_value());
+    EXPECT_FALSE(check_field("Subject", "a\r\n\tb\r\n  c").has_value());
+    EXPECT_FALSE(check_field("X-!#$%&'*+-.^_`|~", "v").has_value());  // every ftext kind
+    EXPECT_FALSE(check_field("Subject", "").has_value());
+    EXPECT_FALSE(
+        check_field("Subject", "caf\xC3\xA9 \x01 \x7f").has_value());  // RFC 6532; obs-utext
+    EXPECT_FALSE(check_field("Subject", "\r\n leading fold").has_value());
+
+    const std::string folded =
+        "a value that the caller folded\r\n\tby hand, and it goes on "
+        "long enough to need another fold somewhere after this";
+    node n = node::leaf("text/plain", "x\r\n");
+    n.set("Subject", folded);
+    const write_result w = write(n);
+    ASSERT_TRUE(w.ok());
+    // The caller's fold is kept and no fold is inserted next to it (no empty line).
+    EXPECT_NE(w.bytes.find("Subject: a value that the caller folded\r\n\tby hand,"),
+              std::string::npos)
+        << w.bytes;
+    EXPECT_EQ(w.bytes.find("\r\n\r\n\t"), std::string::npos);
+    const auto doc = document::parse(w.bytes);
+    EXPECT_THAT(doc.diagnostics(), ::testing::IsEmpty());
+    ASSERT_TRUE(doc.root().header("Subject").has_value());
+    EXPECT_EQ(doc.root().header("Subject")->value(), unfold(folded));
+    EXPECT_EQ(doc.root().headers().size(), 2u);  // Content-Type, Subject (7bit: no CTE)
+}
+
+TEST(Node, FoldFieldNeverInsertsAFoldBeforeAnExistingOne) {
+    // White space right before the caller's fold, at a place where a fold would be due.
+    const std::string value = std::string(70, 'a') + " \r\n b";
+    const std::string f = fold_field("Subject", value);
+    EXPECT_EQ(f.find("\r\n\r\n"), std::string::npos) << f;
+    EXPECT_EQ(f.find("\r\n \r\n"), std::string::npos) << f;
+    std::string raw_value = f.substr(std::string("Subject:").size());
+    raw_value.resize(raw_value.size() - 2);
+    EXPECT_EQ(unfold(raw_value), unfold(value));
+}
+
 }  // namespace
 }  // namespace mhtml::mime
