@@ -213,9 +213,10 @@ def report(record, names, workloads):
     if record["label"]:
         print(record["label"])
     loads = [x for w in workloads for x in wls[w]["load"]]
-    print("Workloads: %s (%s); %d rounds; %s to %s; load average (1 min) %s" % (
-        record["data"], record["generator"], record["rounds"], record["started"], record["finished"],
-        "%.2f-%.2f" % (min(loads), max(loads)) if loads else "not sampled"))
+    print("Workloads: %s (%s); %s; %s to %s; load average (1 min) %s" % (
+        record["data"], record["generator"],
+        "%d rounds" % record["rounds"] if loads else "check only", record["started"],
+        record["finished"], "%.2f-%.2f" % (min(loads), max(loads)) if loads else "not sampled"))
     if any(wls[w]["samples"] for w in workloads):
         print("\nThroughput (MB/s = input octets / median wall seconds, whole process), x = median "
               "over rounds of wall / %s's wall in the same round, median peak RSS:\n" % ref)
