@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --json) json=$2; shift 2 ;;
     --no-setup) setup=0; shift ;;
     --kit) kit_mode=1; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n 's/^# \{0,1\}//; 2,27p' "$0"; exit 0 ;;
     *) echo "compare_peers.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
