@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Makes a bench workload whose page references every part it holds.
 
-The workloads of ../shared/bench (gen_corpus.py) label their parts but their page links
-only to external URLs, so `mhtml inline` and `mhtml extract` would rewrite nothing. This
-copies one and adds to its root (the first part, quoted-printable HTML) an <img>, <link> or
-<iframe> for every other part's Content-Location, by type, so every part is inlined or
-rewritten:
+The bench's workloads (bench/workloads.py, like ../shared/bench's gen_corpus.py) label
+their parts but their page links only to external URLs, so `mhtml inline` and `mhtml
+extract` would rewrite nothing. This copies one and adds to its root (the first part,
+quoted-printable HTML) an <img>, <link> or <iframe> for every other part's
+Content-Location, by type, so every part is inlined or rewritten:
 
-    python3 bench/linked_workload.py /tmp/mhtbench/large.mhtml /tmp/mhtbench/large-linked.mhtml
+    python3 bench/linked_workload.py /tmp/mhtml-bench/large.mhtml /tmp/mhtml-bench/large-linked.mhtml
 """
 import re
 import sys

@@ -1,10 +1,12 @@
-// mhtml_read: the end-to-end reader that ../shared/bench/run_peers.sh times against GMime,
-// mimetic, VMime and Python's email. Reads each FILE (a DIR means its regular files in
-// name order), parses the whole MIME tree, decodes every leaf body into memory and prints
-// "parts=N bytes=M" (N leaf parts, M decoded octets over all inputs).
+// mhtml_read: mhtml's end-to-end reader, timed by bench/run_readers.py (bench/README.md)
+// against GMime and Python's email, and by ../shared/bench/run_peers.sh. Reads each FILE
+// (a DIR means its regular files in name order), parses the whole MIME tree, decodes every
+// leaf body into memory and prints "parts=N bytes=M" (N leaf parts, M decoded octets over
+// all inputs).
 //
-// Decoded content goes into one buffer that is reused from part to part (the peers decode
-// into a fresh buffer per part; the work of decoding every octet is the same).
+// Decoded content goes into one buffer that is reused from part to part, as
+// bench/peers/gmime_read.c does (the shared kit's peers decode into a fresh buffer per
+// part; the work of decoding every octet is the same).
 
 #include <algorithm>
 #include <cstdio>
