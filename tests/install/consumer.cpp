@@ -1,4 +1,5 @@
 // Built against an installed mhtml (scripts/test.sh): parses a file, prints its parts.
+#include <mhtml/archive/aggregate.hpp>
 #include <mhtml/mime/document.hpp>
 #include <mhtml/uri/reference.hpp>
 
@@ -16,6 +17,9 @@ int main(int argc, char** argv) {
     if (!mhtml::uri::check_reference("http://a/b/c?d#e")) return 1;
     if (mhtml::uri::resolve("http://a/b/c/d;p?q", "../../../g").value_or("") != "http://a/g")
         return 1;
+    // The archive layer: a class with hidden state (exported from a shared library).
+    auto agg = mhtml::archive::aggregate::build(doc);
+    if (agg.related().empty()) return 1;
     std::printf("consumer: %zu entities, %zu leaves\n", doc.size(), leaves);
     return leaves > 0 ? 0 : 1;
 }

@@ -27,6 +27,7 @@
 
 #include "mhtml/archive/root.hpp"
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/html/scan.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/uri/label_index.hpp"
@@ -44,7 +45,7 @@ namespace mhtml::archive {
 /// Messages other than the one being read, by Message-ID (CID-6, CID-7): a mail store, a
 /// folder of .eml files, the other messages of a batch. The archive layer asks it only for
 /// `mid:` URLs that name no message of the document itself.
-class message_store {
+class MHTML_EXPORT message_store {
 public:
     virtual ~message_store() = default;
     /// The message whose Message-ID is `message_id` (an id as `uri::id_key` gives it: no
@@ -90,7 +91,7 @@ struct related_structure {
 
 enum class document_type { none, html, css, svg };
 /// What a part holds that can contain URI references (MHT-1.1: HTML, and CSS and SVG too).
-document_type document_type_of(const mime::part_view& p) noexcept;
+MHTML_EXPORT document_type document_type_of(const mime::part_view& p) noexcept;
 
 /// A document part's text as the scanners read it, and what they found.
 struct document_text {
@@ -116,7 +117,7 @@ struct resolution {
     bool from_store = false;
 };
 
-class aggregate {
+class MHTML_EXPORT aggregate {
 public:
     /// Reads every related structure and every heading of `doc` (which must outlive this).
     static aggregate build(const mime::document& doc, const aggregate_options& options = {});

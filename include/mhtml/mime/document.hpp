@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
 #include "mhtml/mime/part.hpp"
@@ -72,7 +73,7 @@ struct decoded_body {
 };
 }  // namespace detail
 
-class document {
+class MHTML_EXPORT document {
 public:
     /// Parses bytes that the document then owns (a memory-mapped file, standard input).
     static document parse(input_buffer input, const parse_options& opts = {});
@@ -159,6 +160,6 @@ private:
 
 /// The input again, written from the tree: every header block, body, delimiter, preamble
 /// and epilogue in order. Byte-exact for an untouched document.
-std::string serialize(const document& doc);
+MHTML_EXPORT std::string serialize(const document& doc);
 
 }  // namespace mhtml::mime

@@ -15,11 +15,12 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/part.hpp"
 
 namespace mhtml::mime {
 
-class node {
+class MHTML_EXPORT node {
 public:
     /// A leaf with this Content-Type field value and decoded content.
     static node leaf(std::string_view content_type, std::string content);
@@ -78,10 +79,11 @@ struct write_result {
 };
 
 /// Writes `n` as MIME octets (see the class comment for the rules).
-write_result write(const node& n);
+MHTML_EXPORT write_result write(const node& n);
 
 /// Folds `name: value` at white space outside quoted strings so that lines are at most
 /// `width` columns where possible (RFC 5322 §2.2.3); returns the field with final CRLF.
-std::string fold_field(std::string_view name, std::string_view value, std::size_t width = 78);
+MHTML_EXPORT std::string fold_field(std::string_view name, std::string_view value,
+                                    std::size_t width = 78);
 
 }  // namespace mhtml::mime

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/codec_status.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/header.hpp"
@@ -23,7 +24,7 @@ enum class entity_kind : std::uint8_t {
     message,    ///< message/rfc822, message/global, message/news: one encapsulated entity
 };
 
-class part_view {
+class MHTML_EXPORT part_view {
 public:
     part_view(const document* doc, std::uint32_t index) noexcept : doc_(doc), index_(index) {}
 
