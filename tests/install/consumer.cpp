@@ -2,6 +2,7 @@
 #include <mhtml/archive/aggregate.hpp>
 #include <mhtml/mime/document.hpp>
 #include <mhtml/uri/reference.hpp>
+#include <mhtml/version.hpp>
 
 #include <cstdio>
 
@@ -20,6 +21,9 @@ int main(int argc, char** argv) {
     // The archive layer: a class with hidden state (exported from a shared library).
     auto agg = mhtml::archive::aggregate::build(doc);
     if (agg.related().empty()) return 1;
-    std::printf("consumer: %zu entities, %zu leaves\n", doc.size(), leaves);
+    // The library run is the one whose headers this was compiled with.
+    if (mhtml::version() != MHTML_VERSION_STRING) return 1;
+    std::printf("consumer: mhtml %s, %zu entities, %zu leaves\n", MHTML_VERSION_STRING, doc.size(),
+                leaves);
     return leaves > 0 ? 0 : 1;
 }

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "mhtml/version.hpp"
 
 namespace mhtml::cli {
 
@@ -49,7 +50,7 @@ void add_limit_options(CLI::App& cmd, parse_limits& limits) {
 int main(int argc, char** argv) {
     using namespace mhtml::cli;
     CLI::App app{"mhtml: read, check and convert MIME aggregate documents (.mhtml, .mht, .eml)"};
-    app.set_version_flag("--version", "mhtml 0.1.0");
+    app.set_version_flag("--version", "mhtml " + std::string(mhtml::version()));
     app.require_subcommand(1);
     app.footer(
         "Examples:\n"
