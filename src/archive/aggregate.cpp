@@ -67,7 +67,7 @@ bool is_alternative(const mime::part_view& p) noexcept {
 // CID-8: the ids of the alternatives of `alternative` (and of alternatives nested in it);
 // a later alternative with an id replaces an earlier one, so the last, preferred one wins.
 void collect_alternative_ids(const mime::part_view& alternative,
-                             std::unordered_map<std::string, std::uint32_t>& ids) {
+                             mhtml::detail::keyed_string_map<std::uint32_t>& ids) {
     std::vector<mime::part_view> stack = {alternative};
     std::vector<mime::part_view> order;  // the alternatives, sorted into document order below
     while (!stack.empty()) {

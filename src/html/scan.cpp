@@ -3,6 +3,7 @@
 #include "mhtml/html/scan.hpp"
 
 #include "entities.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 
 #include <algorithm>
 #include <array>
@@ -51,7 +52,7 @@ struct attribute {
 struct tag {
     std::string name;  // lower-case
     std::vector<attribute> attributes;
-    std::unordered_set<std::string> names;  // lower-case names, only for tags with many attributes
+    mhtml::detail::keyed_string_set names;  // lower-case names, only for tags with many attributes
     bool self_closing = false;
 };
 

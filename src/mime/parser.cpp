@@ -16,6 +16,7 @@
 #endif
 
 #include "field_name.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
@@ -136,7 +137,7 @@ private:
         std::uint32_t index;
         value_issues issues;
     };
-    std::unordered_map<std::string_view, cached_type> type_cache_;
+    std::unordered_map<std::string_view, cached_type, mhtml::detail::keyed_hash> type_cache_;
     // Multipart e's table entry. Not to be held across the parsing of a child: the table
     // grows with every nested multipart.
     detail::multipart_record& mp(std::uint32_t e) {

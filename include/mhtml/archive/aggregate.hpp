@@ -26,6 +26,7 @@
 /// Content-Location, L-1) is retried with the resolved Content-Location as base (ambiguous).
 
 #include "mhtml/archive/root.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/export.hpp"
 #include "mhtml/html/scan.hpp"
@@ -37,7 +38,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace mhtml::archive {
@@ -86,7 +86,7 @@ struct related_structure {
     /// CID-8: Content-IDs carried by alternatives inside a multipart/alternative body part
     /// (id_key -> entity index). Alternatives may share one id; it names the one a reader
     /// displays, the last (RFC 2046 §5.1.4: alternatives are in increasing preference).
-    std::unordered_map<std::string, std::uint32_t> alternative_ids;
+    mhtml::detail::keyed_string_map<std::uint32_t> alternative_ids;
 };
 
 enum class document_type { none, html, css, svg };
@@ -169,8 +169,8 @@ private:
     std::vector<related_structure> related_;
     // mid: URLs (CID-6): Message-ID key -> message entity; "message index/Content-ID key" ->
     // the first part with that Content-ID inside that message.
-    std::unordered_map<std::string, std::uint32_t> messages_;
-    std::unordered_map<std::string, std::uint32_t> ids_in_message_;
+    mhtml::detail::keyed_string_map<std::uint32_t> messages_;
+    mhtml::detail::keyed_string_map<std::uint32_t> ids_in_message_;
     std::optional<std::string> snapshot_;
     std::vector<diagnostic> diags_;
 };

@@ -27,8 +27,8 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/export.hpp"
 
 namespace mhtml::view {
@@ -68,7 +68,7 @@ public:
 private:
     std::string take(std::string path, std::string* why = nullptr);  // numbers it until free
     bool is_free(std::string_view lower) const;
-    std::unordered_set<std::string> files_, folders_;  // lower-cased
+    mhtml::detail::keyed_string_set files_, folders_;  // lower-cased
 };
 
 }  // namespace mhtml::view
