@@ -99,7 +99,7 @@ document_type document_type_of(const mime::part_view& p) noexcept {
 
 aggregate aggregate::build(const mime::document& doc, const aggregate_options& options) {
     aggregate a;
-    a.doc_ = &doc;
+    a.top_ = doc.root();
     a.options_ = options;
     a.match_.strict = options.strict;
     const mime::part_view top = doc.root();
@@ -236,7 +236,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
 // headings (an archive of 30,000 HTML parts need not scan them all up front).
 void aggregate::ensure_html_base(std::size_t i) const {
     if (html_base_checked_[i]) return;
-    mime::part_view p = doc_->part(i);
+    mime::part_view p = part(i);
     if (document_type_of(p) != document_type::html) {
         html_base_checked_[i] = true;
         return;
@@ -263,7 +263,7 @@ const entity_info& aggregate::info(const mime::part_view& p) const {
 
 mime::part_view aggregate::main_root() const {
     if (!related_.empty() && related_.front().root.root) return *related_.front().root.root;
-    return doc_->root();
+    return top_;
 }
 
 html::scan_result aggregate::references(const mime::part_view& p) const {
@@ -312,13 +312,13 @@ std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference
         from_store = found.has_value();
         return found;
     }
-    if (ids.value.content_id.empty()) return doc_->part(message->second);
+    if (ids.value.content_id.empty()) return part(message->second);
     std::string key = std::to_string(message->second);
     key += '/';
     key += uri::id_key(ids.value.content_id);
-    auto part = ids_in_message_.find(key);
-    if (part == ids_in_message_.end()) return std::nullopt;
-    return doc_->part(part->second);
+    auto hit = ids_in_message_.find(key);
+    if (hit == ids_in_message_.end()) return std::nullopt;
+    return part(hit->second);
 }
 
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
@@ -347,7 +347,7 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
             auto id = uri::cid_to_content_id(uri::without_fragment(reference));
             auto hit =
                 id ? rs.alternative_ids.find(uri::id_key(id.value)) : rs.alternative_ids.end();
-            if (hit != rs.alternative_ids.end()) out.target = doc_->part(hit->second);
+            if (hit != rs.alternative_ids.end()) out.target = part(hit->second);
         }
         if (m.part) out.target = rs.members[*m.part];
         if (out.target) {

@@ -90,7 +90,7 @@ static_assert(sizeof(detail::field_record) == 8);
 
 class parser {
 public:
-    parser(document& doc, const parse_options& opts) : doc_(doc) {
+    parser(detail::document_state& doc, const parse_options& opts) : doc_(doc) {
         limits_ = opts.limits;
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
         max_decoded_nesting_ = opts.max_decoded_nesting;
@@ -153,7 +153,7 @@ private:
     };
     std::vector<field_shape> shapes_;
 
-    document& doc_;
+    detail::document_state& doc_;
     parse_limits limits_;
     const char* data_;
     std::uint64_t size_;
@@ -175,9 +175,9 @@ private:
 
 document document::parse(input_buffer input, const parse_options& opts) {
     document d;
-    d.input_ = std::move(input);
-    d.bytes_ = d.input_.bytes();
-    parser(d, opts).run();
+    d.s_->input_ = std::move(input);
+    d.s_->bytes_ = d.s_->input_.bytes();
+    parser(*d.s_, opts).run();
     return d;
 }
 
@@ -187,8 +187,8 @@ document document::parse(std::string&& bytes, const parse_options& opts) {
 
 document document::parse(std::string_view bytes, const parse_options& opts) {
     document d;
-    d.bytes_ = bytes;
-    parser(d, opts).run();
+    d.s_->bytes_ = bytes;
+    parser(*d.s_, opts).run();
     return d;
 }
 

@@ -22,12 +22,11 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
     if (!in) return std::nullopt;
     mime::parse_options po;
     po.limits = limits;
-    opened_archive a;
-    a.doc = std::make_unique<mime::document>(mime::document::parse(std::move(*in), po));
+    mime::document doc = mime::document::parse(std::move(*in), po);
     archive::aggregate_options ao;
     ao.strict = strict;
-    a.agg.emplace(archive::aggregate::build(*a.doc, ao));
-    return a;
+    archive::aggregate agg = archive::aggregate::build(doc, ao);
+    return opened_archive{std::move(doc), std::move(agg)};
 }
 
 void add_limit_options(CLI::App& cmd, parse_limits& limits) {

@@ -119,14 +119,15 @@ struct resolution {
 
 class MHTML_EXPORT aggregate {
 public:
-    /// Reads every related structure and every heading of `doc` (which must outlive this).
+    /// Reads every related structure and every heading of `doc`, which must outlive the
+    /// aggregate (it may be moved meanwhile: the aggregate follows it).
     static aggregate build(const mime::document& doc, const aggregate_options& options = {});
 
     /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
     /// thread its own aggregate, or call info() for every part once before sharing).
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
     /// The document this aggregate was built over.
-    [[nodiscard]] const mime::document& document() const noexcept { return *doc_; }
+    [[nodiscard]] const mime::document& document() const noexcept { return top_.doc(); }
     [[nodiscard]] const std::vector<related_structure>& related() const noexcept {
         return related_;
     }
@@ -155,7 +156,8 @@ public:
     [[nodiscard]] const std::vector<diagnostic>& diagnostics() const noexcept { return diags_; }
 
 private:
-    const mime::document* doc_ = nullptr;
+    mime::part_view top_{nullptr, 0};  // the document's outermost entity (follows its moves)
+    mime::part_view part(std::size_t i) const { return top_.doc().part(i); }
     aggregate_options options_;
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
