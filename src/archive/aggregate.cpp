@@ -8,6 +8,8 @@
 #include "mhtml/uri/header_value.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 namespace mhtml::archive {
 
@@ -87,6 +89,17 @@ void collect_alternative_ids(const mime::part_view& alternative,
 }
 
 }  // namespace
+
+struct aggregate::lazy_bases {
+    explicit lazy_bases(std::size_t n) : done(std::make_unique<std::atomic<bool>[]>(n)) {}
+    std::unique_ptr<std::atomic<bool>[]> done;  // entity i's base is final (false at first)
+    std::mutex write;                           // held while an HTML base is written
+};
+
+aggregate::aggregate() = default;
+aggregate::aggregate(aggregate&&) noexcept = default;
+aggregate& aggregate::operator=(aggregate&&) noexcept = default;
+aggregate::~aggregate() = default;
 
 document_type document_type_of(const mime::part_view& p) noexcept {
     if (!p.is_leaf()) return document_type::none;
@@ -227,7 +240,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             a.bases_.push_back(uri::base_uri::make(e.base));
         }
     }
-    a.html_base_checked_.assign(n, false);
+    a.lazy_ = std::make_unique<lazy_bases>(n);
     return a;
 }
 
@@ -235,25 +248,32 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
 // first time the part's base is asked for, so that building stays as cheap as reading the
 // headings (an archive of 30,000 HTML parts need not scan them all up front).
 void aggregate::ensure_html_base(std::size_t i) const {
-    if (html_base_checked_[i]) return;
+    std::atomic<bool>& done = lazy_->done[i];
+    if (done.load(std::memory_order_acquire)) return;
     mime::part_view p = part(i);
     if (document_type_of(p) != document_type::html) {
-        html_base_checked_[i] = true;
+        done.store(true, std::memory_order_release);  // nothing to write
         return;
     }
     (void)references(p);  // sets the base as a side effect
 }
 
-// An HTML part's first <base href>, resolved against what steps b-e gave, once.
+// An HTML part's first <base href>, resolved against what steps b-e gave, once. Several
+// threads may get here for one part with the same scan; the first one writes.
 void aggregate::apply_html_base(std::size_t i, const html::scan_result& scan) const {
-    if (html_base_checked_[i]) return;
-    html_base_checked_[i] = true;
-    if (!scan.base || !bases_[i]) return;
-    std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
-    if (!uri::is_absolute(resolved)) return;
-    entities_[i].base = std::move(resolved);
-    entities_[i].has_html_base = true;
-    bases_[i] = uri::base_uri::make(entities_[i].base);
+    std::atomic<bool>& done = lazy_->done[i];
+    if (done.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(lazy_->write);
+    if (done.load(std::memory_order_relaxed)) return;
+    if (scan.base && bases_[i]) {
+        std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
+        if (uri::is_absolute(resolved)) {
+            entities_[i].base = std::move(resolved);
+            entities_[i].has_html_base = true;
+            bases_[i] = uri::base_uri::make(entities_[i].base);
+        }
+    }
+    done.store(true, std::memory_order_release);
 }
 
 const entity_info& aggregate::info(const mime::part_view& p) const {

@@ -35,6 +35,7 @@
 #include "mhtml/uri/reference.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -117,14 +118,23 @@ struct resolution {
     bool from_store = false;
 };
 
+/// Threads: every const member function may be called from several threads at once on one
+/// aggregate (as long as its document is neither destroyed nor moved meanwhile, and the
+/// message_store, if any, may itself be called from several threads). The only state they
+/// change is an HTML part's <base href>, found the first time that part's base is needed,
+/// and that is synchronised (tests/unit/archive/aggregate_test.cpp; docs/design.md says how
+/// it was run under ThreadSanitizer).
 class MHTML_EXPORT aggregate {
 public:
     /// Reads every related structure and every heading of `doc`, which must outlive the
     /// aggregate (it may be moved meanwhile: the aggregate follows it).
     static aggregate build(const mime::document& doc, const aggregate_options& options = {});
+    aggregate(aggregate&&) noexcept;
+    aggregate& operator=(aggregate&&) noexcept;
+    ~aggregate();
 
-    /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
-    /// thread its own aggregate, or call info() for every part once before sharing).
+    /// The first call for an HTML part (or the first resolve() from it, or read_document()
+    /// of it) scans it for <base href>; two threads asking at once may both scan it.
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
     /// The document this aggregate was built over.
     [[nodiscard]] const mime::document& document() const noexcept { return top_.doc(); }
@@ -164,10 +174,14 @@ private:
     void apply_html_base(std::size_t i, const html::scan_result& scan) const;
     std::optional<mime::part_view> resolve_mid(std::string_view reference, bool& from_store) const;
 
-    // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
+    aggregate();
+    // entities_[i] and bases_[i] gain an HTML part's <base href> on first use
+    // (ensure_html_base), under the lock of lazy_, which then marks i done (release); they are
+    // read only once i is done (acquire). Other entries are not written after build().
     mutable std::vector<entity_info> entities_;
     mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
-    mutable std::vector<bool> html_base_checked_;
+    struct lazy_bases;  // the done marks and the lock (aggregate.cpp)
+    std::unique_ptr<lazy_bases> lazy_;
     std::vector<related_structure> related_;
     // mid: URLs (CID-6): Message-ID key -> message entity; "message index/Content-ID key" ->
     // the first part with that Content-ID inside that message.
