@@ -88,7 +88,7 @@ consume() {  # KIND (static|shared) BUILD_DIR
   prefix=$(mktemp -d); prefixes+=("$prefix")
   out="$root/build/install-consumer-$kind"
   cmake --install "$build" --prefix "$prefix" >/dev/null
-  libdir=$(dirname "$(find "$prefix" -name 'libmhtml.*' | head -1)")
+  libdir=$(dirname "$(find "$prefix" -name 'libmhtml.*' -print -quit)")
   pcdir="$libdir/pkgconfig"
   # A fresh consumer build each time: a cached mhtml_DIR would find an older install.
   rm -rf "$out"
