@@ -5,8 +5,10 @@
 #   2. AddressSanitizer + UndefinedBehaviorSanitizer build with clang: the same suite but the
 #      browser tests (they exercise the CLI, which step 1 already ran them against)
 #   3. libFuzzer targets (clang, ASan+UBSan), each run for a bounded time over its seeds
-#   4. install into a temporary prefix; a consumer project finds it with find_package(mhtml)
-#      and with pkg-config, builds and runs
+#   4. install the static library (step 1) and a shared one (built here: library and tool)
+#      into temporary prefixes; a consumer project finds each with find_package(mhtml) and
+#      with pkg-config, builds and runs, and is checked to load what it should (ldd); the
+#      shared library exports only the public API (tests/install/check_exports.py)
 # Environment: FUZZ_SECONDS (default 20) per fuzzer; JOBS (default: nproc); REPEAT (default
 # 1): how many times the browser tests render each page (tests/browser/views_test.py).
 # The time each stage took is printed at the end, and on failure up to the failing stage.
@@ -74,21 +76,68 @@ done
 echo "fuzz: $fuzz_pass passed, $fuzz_fail failed"
 [ "$fuzz_fail" -eq 0 ]
 
-step "Install and consume (find_package and pkg-config)"
-prefix=$(mktemp -d)
-trap 'status=$?; rm -rf "$prefix"; (exit $status); report_times' EXIT
-cmake --install "$root/build/release" --prefix "$prefix" >/dev/null
-# A fresh consumer build each time: a cached mhtml_DIR would find an older install.
-rm -rf "$root/build/install-consumer"
-cmake -S "$root/tests/install" -B "$root/build/install-consumer" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
-cmake --build "$root/build/install-consumer" -j"$jobs"
-"$root/build/install-consumer/consumer" "$root/samples/chromium__page_with_image_ie.mht"
-pcdir=$(dirname "$(find "$prefix" -name mhtml.pc | head -1)")
-g++ -o "$root/build/install-consumer/consumer_pc" "$root/tests/install/consumer.cpp" \
-  $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs --static mhtml)
-"$root/build/install-consumer/consumer_pc" "$root/samples/chromium__page_with_image_ie.mht"
-"$prefix/bin/mhtml" --version
-rm -rf "$prefix"
+step "Install and consume: static and shared (find_package and pkg-config)"
+# Each install goes to its own temporary prefix; a consumer project finds it with
+# find_package(mhtml) and, compiled by hand, with pkg-config, and both run on a sample.
+prefixes=()
+trap 'status=$?; rm -rf "${prefixes[@]}"; (exit $status); report_times' EXIT
+sample="$root/samples/chromium__page_with_image_ie.mht"
+linked_mhtml() { ldd "$1" | awk '/libmhtml/ {print $3}'; }  # the libmhtml.so it loads, if any
+consume() {  # KIND (static|shared) BUILD_DIR
+  local kind=$1 build=$2 prefix out pcdir libdir
+  prefix=$(mktemp -d); prefixes+=("$prefix")
+  out="$root/build/install-consumer-$kind"
+  cmake --install "$build" --prefix "$prefix" >/dev/null
+  libdir=$(dirname "$(find "$prefix" -name 'libmhtml.*' -print -quit)")
+  pcdir="$libdir/pkgconfig"
+  # A fresh consumer build each time: a cached mhtml_DIR would find an older install.
+  rm -rf "$out"
+  cmake -S "$root/tests/install" -B "$out" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DMHTML_EXPECT_SHARED="$([ "$kind" = shared ] && echo ON || echo OFF)" >/dev/null
+  cmake --build "$out" -j"$jobs"
+  if [ "$kind" = static ]; then
+    g++ -o "$out/consumer_pc" "$root/tests/install/consumer.cpp" \
+      $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs --static mhtml)
+  else
+    g++ -o "$out/consumer_pc" "$root/tests/install/consumer.cpp" \
+      $(PKG_CONFIG_PATH="$pcdir" pkg-config --cflags --libs mhtml) -Wl,-rpath,"$libdir"
+  fi
+  for exe in "$out/consumer" "$out/consumer_pc" "$prefix/bin/mhtml"; do
+    local loaded; loaded=$(linked_mhtml "$exe")
+    if [ "$kind" = static ] && [ -n "$loaded" ]; then
+      echo "$exe: loads $loaded, expected the static library"; return 1
+    fi
+    if [ "$kind" = shared ] && [ "$(realpath "${loaded:-/none}")" != "$(realpath "$libdir"/libmhtml.so.*.*.*)" ]; then
+      echo "$exe: loads '${loaded}', expected the installed $libdir/libmhtml.so"; return 1
+    fi
+    # The library uses no OpenSSL (the tool does, for ls --hash).
+    if [ "$exe" != "$prefix/bin/mhtml" ] && ldd "$exe" | grep -q libcrypto; then
+      echo "$exe: links libcrypto"; return 1
+    fi
+  done
+  "$out/consumer" "$sample"
+  "$out/consumer_pc" "$sample"
+  "$prefix/bin/mhtml" --version
+  if [ "$kind" = shared ]; then
+    local version soversion
+    version=$(PKG_CONFIG_PATH="$pcdir" pkg-config --modversion mhtml)
+    # SOVERSION: MAJOR.MINOR while MAJOR is 0, else MAJOR (CMakeLists.txt).
+    if [ "${version%%.*}" = 0 ]; then soversion=${version%.*}; else soversion=${version%%.*}; fi
+    python3 "$root/tests/install/check_exports.py" "$libdir/libmhtml.so.$version" \
+      "$prefix/include" --soname "libmhtml.so.$soversion"
+    if readelf -d "$libdir/libmhtml.so.$version" | grep NEEDED | grep -q libcrypto; then
+      echo "libmhtml.so needs libcrypto"; return 1
+    fi
+  fi
+  echo "install ($kind): find_package and pkg-config consumers ok"
+}
+consume static "$root/build/release"
+# The shared library and the tool only (the Release build above ran the tests).
+cmake -S "$root" -B "$root/build/install-shared" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
+      -DCMAKE_C_COMPILER=gcc -DMHTML_WERROR=ON -DBUILD_SHARED_LIBS=ON -DMHTML_BUILD_TESTS=OFF >/dev/null
+cmake --build "$root/build/install-shared" -j"$jobs"
+consume shared "$root/build/install-shared"
+rm -rf "${prefixes[@]}"
 
 end_stage
 printf '\n=== All tests passed\n'

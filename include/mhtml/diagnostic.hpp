@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml {
 
 enum class severity : std::uint8_t {
@@ -116,9 +118,9 @@ enum class diag_code : std::uint16_t {
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
-std::string_view code_name(diag_code c) noexcept;
+MHTML_EXPORT std::string_view code_name(diag_code c) noexcept;
 /// The name of a severity: "note", "warning", "ambiguous", "error".
-std::string_view severity_name(severity s) noexcept;
+MHTML_EXPORT std::string_view severity_name(severity s) noexcept;
 
 struct diagnostic {
     severity sev = severity::warning;

@@ -9,10 +9,12 @@
 #include <string_view>
 #include <system_error>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml {
 
 /// Owns the bytes of one input. Move-only; views into data() stay valid while it lives.
-class input_buffer {
+class MHTML_EXPORT input_buffer {
 public:
     input_buffer() noexcept = default;
     input_buffer(input_buffer&&) noexcept;

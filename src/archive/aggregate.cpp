@@ -8,6 +8,8 @@
 #include "mhtml/uri/header_value.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 
 namespace mhtml::archive {
 
@@ -67,7 +69,7 @@ bool is_alternative(const mime::part_view& p) noexcept {
 // CID-8: the ids of the alternatives of `alternative` (and of alternatives nested in it);
 // a later alternative with an id replaces an earlier one, so the last, preferred one wins.
 void collect_alternative_ids(const mime::part_view& alternative,
-                             std::unordered_map<std::string, std::uint32_t>& ids) {
+                             mhtml::detail::keyed_string_map<std::uint32_t>& ids) {
     std::vector<mime::part_view> stack = {alternative};
     std::vector<mime::part_view> order;  // the alternatives, sorted into document order below
     while (!stack.empty()) {
@@ -88,6 +90,17 @@ void collect_alternative_ids(const mime::part_view& alternative,
 
 }  // namespace
 
+struct aggregate::lazy_bases {
+    explicit lazy_bases(std::size_t n) : done(std::make_unique<std::atomic<bool>[]>(n)) {}
+    std::unique_ptr<std::atomic<bool>[]> done;  // entity i's base is final (false at first)
+    std::mutex write;                           // held while an HTML base is written
+};
+
+aggregate::aggregate() = default;
+aggregate::aggregate(aggregate&&) noexcept = default;
+aggregate& aggregate::operator=(aggregate&&) noexcept = default;
+aggregate::~aggregate() = default;
+
 document_type document_type_of(const mime::part_view& p) noexcept {
     if (!p.is_leaf()) return document_type::none;
     const auto& ct = p.content_type();
@@ -99,7 +112,7 @@ document_type document_type_of(const mime::part_view& p) noexcept {
 
 aggregate aggregate::build(const mime::document& doc, const aggregate_options& options) {
     aggregate a;
-    a.doc_ = &doc;
+    a.top_ = doc.root();
     a.options_ = options;
     a.match_.strict = options.strict;
     const mime::part_view top = doc.root();
@@ -227,7 +240,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             a.bases_.push_back(uri::base_uri::make(e.base));
         }
     }
-    a.html_base_checked_.assign(n, false);
+    a.lazy_ = std::make_unique<lazy_bases>(n);
     cap_diagnostics(a.diags_, options.max_diagnostics);  // as the parser's, per document
     return a;
 }
@@ -236,25 +249,32 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
 // first time the part's base is asked for, so that building stays as cheap as reading the
 // headings (an archive of 30,000 HTML parts need not scan them all up front).
 void aggregate::ensure_html_base(std::size_t i) const {
-    if (html_base_checked_[i]) return;
-    mime::part_view p = doc_->part(i);
+    std::atomic<bool>& done = lazy_->done[i];
+    if (done.load(std::memory_order_acquire)) return;
+    mime::part_view p = part(i);
     if (document_type_of(p) != document_type::html) {
-        html_base_checked_[i] = true;
+        done.store(true, std::memory_order_release);  // nothing to write
         return;
     }
     (void)references(p);  // sets the base as a side effect
 }
 
-// An HTML part's first <base href>, resolved against what steps b-e gave, once.
+// An HTML part's first <base href>, resolved against what steps b-e gave, once. Several
+// threads may get here for one part with the same scan; the first one writes.
 void aggregate::apply_html_base(std::size_t i, const html::scan_result& scan) const {
-    if (html_base_checked_[i]) return;
-    html_base_checked_[i] = true;
-    if (!scan.base || !bases_[i]) return;
-    std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
-    if (!uri::is_absolute(resolved)) return;
-    entities_[i].base = std::move(resolved);
-    entities_[i].has_html_base = true;
-    bases_[i] = uri::base_uri::make(entities_[i].base);
+    std::atomic<bool>& done = lazy_->done[i];
+    if (done.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> lock(lazy_->write);
+    if (done.load(std::memory_order_relaxed)) return;
+    if (scan.base && bases_[i]) {
+        std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
+        if (uri::is_absolute(resolved)) {
+            entities_[i].base = std::move(resolved);
+            entities_[i].has_html_base = true;
+            bases_[i] = uri::base_uri::make(entities_[i].base);
+        }
+    }
+    done.store(true, std::memory_order_release);
 }
 
 const entity_info& aggregate::info(const mime::part_view& p) const {
@@ -264,7 +284,7 @@ const entity_info& aggregate::info(const mime::part_view& p) const {
 
 mime::part_view aggregate::main_root() const {
     if (!related_.empty() && related_.front().root.root) return *related_.front().root.root;
-    return doc_->root();
+    return top_;
 }
 
 html::scan_result aggregate::references(const mime::part_view& p) const {
@@ -313,13 +333,13 @@ std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference
         from_store = found.has_value();
         return found;
     }
-    if (ids.value.content_id.empty()) return doc_->part(message->second);
+    if (ids.value.content_id.empty()) return part(message->second);
     std::string key = std::to_string(message->second);
     key += '/';
     key += uri::id_key(ids.value.content_id);
-    auto part = ids_in_message_.find(key);
-    if (part == ids_in_message_.end()) return std::nullopt;
-    return doc_->part(part->second);
+    auto hit = ids_in_message_.find(key);
+    if (hit == ids_in_message_.end()) return std::nullopt;
+    return part(hit->second);
 }
 
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
@@ -348,7 +368,7 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
             auto id = uri::cid_to_content_id(uri::without_fragment(reference));
             auto hit =
                 id ? rs.alternative_ids.find(uri::id_key(id.value)) : rs.alternative_ids.end();
-            if (hit != rs.alternative_ids.end()) out.target = doc_->part(hit->second);
+            if (hit != rs.alternative_ids.end()) out.target = part(hit->second);
         }
         if (m.part) out.target = rs.members[*m.part];
         if (out.target) {

@@ -315,7 +315,7 @@ private:
     std::vector<std::uint32_t> message_of_;  // the innermost message each entity belongs to
     label_table ids_;                        // message + Content-ID -> part
     label_table locations_;                  // message + resolved Content-Location -> part
-    std::unordered_map<std::string, std::uint32_t> paths_;  // filled on first use
+    mhtml::detail::keyed_string_map<std::uint32_t> paths_;  // filled on first use
     bool skipped_lf_text_ = false;
 };
 

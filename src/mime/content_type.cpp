@@ -2,9 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/header.hpp"
 
@@ -143,8 +142,8 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
     };
     std::vector<std::pair<std::string, std::vector<piece>>> groups;
     // Names seen so far, hashed so that a field with thousands of parameters stays linear.
-    std::unordered_set<std::string> plain_names;
-    std::unordered_map<std::string, std::size_t> group_of;  // base name -> index in groups
+    mhtml::detail::keyed_string_set plain_names;
+    mhtml::detail::keyed_string_map<std::size_t> group_of;  // base name -> index in groups
     for (raw_param& p : raw) {
         std::string_view n = p.name;
         std::size_t star = n.find('*');

@@ -17,6 +17,7 @@
 #endif
 
 #include "field_name.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
@@ -90,7 +91,7 @@ static_assert(sizeof(detail::field_record) == 8);
 
 class parser {
 public:
-    parser(document& doc, const parse_options& opts) : doc_(doc) {
+    parser(detail::document_state& doc, const parse_options& opts) : doc_(doc) {
         limits_ = opts.limits;
         limits_.max_depth = std::min(limits_.max_depth, parse_limits::hard_max_depth);
         max_decoded_nesting_ = opts.max_decoded_nesting;
@@ -159,7 +160,7 @@ private:
         std::uint32_t index;
         value_issues issues;
     };
-    std::unordered_map<std::string_view, cached_type> type_cache_;
+    std::unordered_map<std::string_view, cached_type, mhtml::detail::keyed_hash> type_cache_;
     // Multipart e's table entry. Not to be held across the parsing of a child: the table
     // grows with every nested multipart.
     detail::multipart_record& mp(std::uint32_t e) {
@@ -175,7 +176,7 @@ private:
     };
     std::vector<field_shape> shapes_;
 
-    document& doc_;
+    detail::document_state& doc_;
     parse_limits limits_;
     const char* data_;
     std::uint64_t size_;
@@ -201,9 +202,9 @@ private:
 
 document document::parse(input_buffer input, const parse_options& opts) {
     document d;
-    d.input_ = std::move(input);
-    d.bytes_ = d.input_.bytes();
-    parser(d, opts).run();
+    d.s_->input_ = std::move(input);
+    d.s_->bytes_ = d.s_->input_.bytes();
+    parser(*d.s_, opts).run();
     return d;
 }
 
@@ -213,8 +214,8 @@ document document::parse(std::string&& bytes, const parse_options& opts) {
 
 document document::parse(std::string_view bytes, const parse_options& opts) {
     document d;
-    d.bytes_ = bytes;
-    parser(d, opts).run();
+    d.s_->bytes_ = bytes;
+    parser(*d.s_, opts).run();
     return d;
 }
 

@@ -10,10 +10,14 @@
 namespace mhtml::mime {
 
 namespace {
-const detail::entity_record& rec(const document* d, std::uint32_t i) {
+const detail::entity_record& rec(const detail::document_state* d, std::uint32_t i) {
     return d->record(i);
 }
 }  // namespace
+
+const document& part_view::doc() const noexcept {
+    return doc_->owner();
+}
 
 std::string part_view::path() const {
     // Collect the 1-based numbers from this entity up to the outermost one.
@@ -61,7 +65,7 @@ transfer_encoding part_view::encoding() const noexcept {
     return rec(doc_, index_).encoding;
 }
 
-header_list document::headers_of(std::uint32_t i) const noexcept {
+header_list detail::document_state::headers_of(std::uint32_t i) const noexcept {
     const auto& r = entities_[i];
     std::uint32_t end = i + 1 < entities_.size() ? entities_[i + 1].first_header
                                                  : static_cast<std::uint32_t>(fields_.size());
@@ -235,7 +239,8 @@ codec_status part_view::decode_to(std::string& out, std::vector<diagnostic>& dia
     return st;
 }
 
-const detail::decoded_body* document::segment_at(std::uint64_t offset) const noexcept {
+const detail::decoded_body* detail::document_state::segment_at(
+    std::uint64_t offset) const noexcept {
     // The last decoded body that starts at or before `offset`.
     auto it =
         std::upper_bound(decoded_.begin(), decoded_.end(), offset,
@@ -247,13 +252,14 @@ const detail::decoded_body* document::segment_at(std::uint64_t offset) const noe
     return offset - b->base <= b->bytes.size() ? b : nullptr;
 }
 
-std::string_view document::decoded_view(std::uint64_t begin, std::uint64_t end) const noexcept {
+std::string_view detail::document_state::decoded_view(std::uint64_t begin,
+                                                      std::uint64_t end) const noexcept {
     const detail::decoded_body* b = begin > bytes_.size() ? segment_at(begin) : nullptr;
     if (b == nullptr || end < begin || end - b->base > b->bytes.size()) return {};
     return std::string_view(b->bytes).substr(begin - b->base, end - begin);
 }
 
-std::uint64_t document::offset_of(const char* p) const noexcept {
+std::uint64_t detail::document_state::offset_of(const char* p) const noexcept {
     // Pointers into different objects compare with std::less, which is a total order. The
     // input's end may be where a decoded body starts in memory: the decoded body wins.
     const std::less<const char*> lt;
@@ -273,13 +279,14 @@ std::uint64_t document::offset_of(const char* p) const noexcept {
     return 0;
 }
 
-std::uint64_t document::input_offset(std::uint64_t offset) const noexcept {
+std::uint64_t detail::document_state::input_offset(std::uint64_t offset) const noexcept {
     if (offset <= bytes_.size()) return offset;
     const detail::decoded_body* b = segment_at(offset);
     return b ? b->input_offset : 0;
 }
 
-const detail::decoded_body* document::decoded_body_of(std::uint32_t i) const noexcept {
+const detail::decoded_body* detail::document_state::decoded_body_of(
+    std::uint32_t i) const noexcept {
     if (i >= entities_.size() || !entities_[i].decoded_body) return nullptr;
     auto it = std::lower_bound(decoded_.begin(), decoded_.end(), i,
                                [](const std::unique_ptr<detail::decoded_body>& b, std::uint32_t e) {
@@ -290,12 +297,14 @@ const detail::decoded_body* document::decoded_body_of(std::uint32_t i) const noe
 
 std::vector<part_view> document::parts() const {
     std::vector<part_view> out;
-    out.reserve(entities_.size());
-    for (std::size_t i = 0; i < entities_.size(); ++i) out.emplace_back(this, std::uint32_t(i));
+    out.reserve(s_->entities_.size());
+    for (std::size_t i = 0; i < s_->entities_.size(); ++i)
+        out.emplace_back(s_.get(), std::uint32_t(i));
     return out;
 }
 
 std::optional<part_view> document::find(std::string_view path) const {
+    const auto& entities = s_->entities_;
     std::uint32_t cur = 0;
     while (!path.empty()) {
         std::size_t dot = path.find('.');
@@ -306,14 +315,14 @@ std::optional<part_view> document::find(std::string_view path) const {
             want = want * 10 + std::uint32_t(c - '0');
         }
         if (head.empty()) return std::nullopt;
-        std::uint32_t c = entities_[cur].first_child;
-        while (c != detail::entity_record::none && entities_[c].number != want)
-            c = entities_[c].next_sibling;
+        std::uint32_t c = entities[cur].first_child;
+        while (c != detail::entity_record::none && entities[c].number != want)
+            c = entities[c].next_sibling;
         if (c == detail::entity_record::none) return std::nullopt;
         cur = c;
         path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
     }
-    return part_view(this, cur);
+    return part_view(s_.get(), cur);
 }
 
 }  // namespace mhtml::mime

@@ -3,10 +3,9 @@
 
 #include <initializer_list>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/header.hpp"
 #include "text.hpp"
@@ -161,7 +160,7 @@ void report(std::vector<diagnostic>* diags, severity sev, diag_code code, std::s
 struct spelling {
     std::string_view subtype;
     // lower-case parameter base name (before any `*`) -> its first spelling
-    std::unordered_map<std::string, std::string_view> names;
+    mhtml::detail::keyed_string_map<std::string_view> names;
 };
 
 spelling read_spelling(std::string_view s) {
@@ -310,7 +309,7 @@ std::optional<std::vector<query_pair>> split_pairs(std::string_view q, std::size
 // names the mapping itself writes (`reserved`). `skip` is the pair the mapping consumes.
 bool is_parameter_set(const std::vector<query_pair>& pairs, const query_pair* skip,
                       std::initializer_list<std::string_view> reserved) {
-    std::unordered_set<std::string> seen;
+    mhtml::detail::keyed_string_set seen;
     seen.reserve(pairs.size());
     for (const query_pair& p : pairs) {
         if (&p == skip) continue;

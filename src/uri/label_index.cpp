@@ -1,11 +1,9 @@
 #include "mhtml/uri/label_index.hpp"
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "text.hpp"
-
-#include <cstring>
-#include <random>
 
 namespace mhtml::uri {
 
@@ -43,65 +41,10 @@ const std::size_t* lookup(const Map& map, std::string_view key) {
     return map.find(key);
 }
 
-// SipHash-1-3 with a key drawn once per process: the labels come from the archive, and an
-// unkeyed hash lets a hostile archive put every label on one probe chain (quadratic).
-struct sip_key {
-    std::uint64_t k0, k1;
-};
-
-const sip_key& process_key() {
-    static const sip_key key = [] {
-        std::random_device rd;
-        auto word = [&] { return (std::uint64_t(rd()) << 32) ^ rd(); };
-        return sip_key{word(), word()};
-    }();
-    return key;
-}
-
-constexpr std::uint64_t rotl(std::uint64_t x, int b) noexcept {
-    return (x << b) | (x >> (64 - b));
-}
-
+// The labels come from the archive: keyed, so that a hostile archive cannot put every label
+// on one probe chain (quadratic). Slots keep 32 bits of it.
 std::uint32_t hash_of(std::string_view s) noexcept {
-    const sip_key& key = process_key();
-    std::uint64_t v0 = 0x736f6d6570736575ull ^ key.k0, v1 = 0x646f72616e646f6dull ^ key.k1;
-    std::uint64_t v2 = 0x6c7967656e657261ull ^ key.k0, v3 = 0x7465646279746573ull ^ key.k1;
-    auto round = [&] {
-        v0 += v1;
-        v1 = rotl(v1, 13);
-        v1 ^= v0;
-        v0 = rotl(v0, 32);
-        v2 += v3;
-        v3 = rotl(v3, 16);
-        v3 ^= v2;
-        v0 += v3;
-        v3 = rotl(v3, 21);
-        v3 ^= v0;
-        v2 += v1;
-        v1 = rotl(v1, 17);
-        v1 ^= v2;
-        v2 = rotl(v2, 32);
-    };
-    const std::size_t n = s.size();
-    std::size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        std::uint64_t m;
-        std::memcpy(&m, s.data() + i, 8);  // little-endian host (x86-64, aarch64)
-        v3 ^= m;
-        round();
-        v0 ^= m;
-    }
-    std::uint64_t last = std::uint64_t(n) << 56;
-    for (std::size_t k = 0; i + k < n; ++k)
-        last |= std::uint64_t(static_cast<unsigned char>(s[i + k])) << (8 * k);
-    v3 ^= last;
-    round();
-    v0 ^= last;
-    v2 ^= 0xff;
-    round();
-    round();
-    round();
-    std::uint64_t h = v0 ^ v1 ^ v2 ^ v3;
+    const std::uint64_t h = mhtml::detail::keyed_hash64(s);
     return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 

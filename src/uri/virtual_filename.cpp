@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <unordered_map>
-#include <unordered_set>
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "text.hpp"
 
 namespace mhtml::uri {
@@ -171,13 +170,13 @@ std::string_view extension_for_type(std::string_view content_type) noexcept {
 std::vector<std::string> make_virtual_filenames(const std::vector<filename_request>& resources) {
     std::vector<std::string> names;
     names.reserve(resources.size());
-    std::unordered_set<std::string> used;  // lower-case: uniqueness is case-insensitive
+    mhtml::detail::keyed_string_set used;  // lower-case: uniqueness is case-insensitive
     used.reserve(resources.size());
     // The next counter to try for each natural name (base '.' ext). Names are only ever
     // added to `used`, so a counter that was taken once stays taken: continuing where the
     // last request of the same base and extension stopped gives the same names as starting
     // from 1 again, without passing over the same candidates once per request.
-    std::unordered_map<std::string, unsigned long> next_counter;
+    mhtml::detail::keyed_string_map<unsigned long> next_counter;
     for (const filename_request& r : resources) {
         name_parts p = parts_from_url(r.url);
         std::string ext(extension_for_type(r.content_type));

@@ -29,7 +29,7 @@ struct extract_cli_options {
 int run_extract(const extract_cli_options& o) {
     auto opened = open_archive("extract", o.file, o.limits, o.strict);
     if (!opened) return exit_usage;
-    const archive::aggregate& agg = *opened->agg;
+    const archive::aggregate& agg = opened->agg;
 
     view::extract_options eo;
     if (!o.part.empty()) eo.part = o.part;

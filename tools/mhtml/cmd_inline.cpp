@@ -28,7 +28,7 @@ struct inline_cli_options {
 int run_inline(const inline_cli_options& o) {
     auto opened = open_archive("inline", o.file, o.limits, o.strict);
     if (!opened) return exit_usage;
-    const archive::aggregate& agg = *opened->agg;
+    const archive::aggregate& agg = opened->agg;
 
     view::inline_options io;
     if (!o.part.empty()) io.part = o.part;

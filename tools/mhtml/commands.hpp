@@ -10,7 +10,6 @@
 #include "mhtml/limits.hpp"
 #include "mhtml/mime/document.hpp"
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -34,11 +33,11 @@ runner add_inline_command(CLI::App& app);
 /// ..." and returns nullopt (the caller exits with exit_usage).
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file);
 
-/// A message read and its aggregate built (the aggregate points into the document, which
-/// therefore lives on the heap and never moves).
+/// A message read and its aggregate built over it (the aggregate follows the document
+/// wherever the pair is moved).
 struct opened_archive {
-    std::unique_ptr<mime::document> doc;
-    std::optional<archive::aggregate> agg;
+    mime::document doc;
+    archive::aggregate agg;
 };
 
 /// open_input, parse with `limits`, build the aggregate (`strict`: no retries); nullopt after

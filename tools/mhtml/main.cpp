@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "mhtml/version.hpp"
 
 namespace mhtml::cli {
 
@@ -21,13 +22,12 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
     if (!in) return std::nullopt;
     mime::parse_options po;
     po.limits = limits;
-    opened_archive a;
-    a.doc = std::make_unique<mime::document>(mime::document::parse(std::move(*in), po));
+    mime::document doc = mime::document::parse(std::move(*in), po);
     archive::aggregate_options ao;
     ao.strict = strict;
     ao.max_diagnostics = limits.max_diagnostics;
-    a.agg.emplace(archive::aggregate::build(*a.doc, ao));
-    return a;
+    archive::aggregate agg = archive::aggregate::build(doc, ao);
+    return opened_archive{std::move(doc), std::move(agg)};
 }
 
 void add_limit_options(CLI::App& cmd, parse_limits& limits) {
@@ -53,7 +53,7 @@ void add_limit_options(CLI::App& cmd, parse_limits& limits) {
 int main(int argc, char** argv) {
     using namespace mhtml::cli;
     CLI::App app{"mhtml: read, check and convert MIME aggregate documents (.mhtml, .mht, .eml)"};
-    app.set_version_flag("--version", "mhtml 0.1.0");
+    app.set_version_flag("--version", "mhtml " + std::string(mhtml::version()));
     app.require_subcommand(1);
     app.footer(
         "Examples:\n"

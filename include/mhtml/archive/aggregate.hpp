@@ -26,17 +26,19 @@
 /// Content-Location, L-1) is retried with the resolved Content-Location as base (ambiguous).
 
 #include "mhtml/archive/root.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/html/scan.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/uri/label_index.hpp"
 #include "mhtml/uri/reference.hpp"
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace mhtml::archive {
@@ -44,7 +46,7 @@ namespace mhtml::archive {
 /// Messages other than the one being read, by Message-ID (CID-6, CID-7): a mail store, a
 /// folder of .eml files, the other messages of a batch. The archive layer asks it only for
 /// `mid:` URLs that name no message of the document itself.
-class message_store {
+class MHTML_EXPORT message_store {
 public:
     virtual ~message_store() = default;
     /// The message whose Message-ID is `message_id` (an id as `uri::id_key` gives it: no
@@ -88,12 +90,12 @@ struct related_structure {
     /// CID-8: Content-IDs carried by alternatives inside a multipart/alternative body part
     /// (id_key -> entity index). Alternatives may share one id; it names the one a reader
     /// displays, the last (RFC 2046 §5.1.4: alternatives are in increasing preference).
-    std::unordered_map<std::string, std::uint32_t> alternative_ids;
+    mhtml::detail::keyed_string_map<std::uint32_t> alternative_ids;
 };
 
 enum class document_type { none, html, css, svg };
 /// What a part holds that can contain URI references (MHT-1.1: HTML, and CSS and SVG too).
-document_type document_type_of(const mime::part_view& p) noexcept;
+MHTML_EXPORT document_type document_type_of(const mime::part_view& p) noexcept;
 
 /// A document part's text as the scanners read it, and what they found.
 struct document_text {
@@ -119,16 +121,26 @@ struct resolution {
     bool from_store = false;
 };
 
-class aggregate {
+/// Threads: every const member function may be called from several threads at once on one
+/// aggregate (as long as its document is neither destroyed nor moved meanwhile, and the
+/// message_store, if any, may itself be called from several threads). The only state they
+/// change is an HTML part's <base href>, found the first time that part's base is needed,
+/// and that is synchronised (tests/unit/archive/aggregate_test.cpp; docs/design.md says how
+/// it was run under ThreadSanitizer).
+class MHTML_EXPORT aggregate {
 public:
-    /// Reads every related structure and every heading of `doc` (which must outlive this).
+    /// Reads every related structure and every heading of `doc`, which must outlive the
+    /// aggregate (it may be moved meanwhile: the aggregate follows it).
     static aggregate build(const mime::document& doc, const aggregate_options& options = {});
+    aggregate(aggregate&&) noexcept;
+    aggregate& operator=(aggregate&&) noexcept;
+    ~aggregate();
 
-    /// The first call for an HTML part scans it for <base href> (not thread-safe: give each
-    /// thread its own aggregate, or call info() for every part once before sharing).
+    /// The first call for an HTML part (or the first resolve() from it, or read_document()
+    /// of it) scans it for <base href>; two threads asking at once may both scan it.
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
     /// The document this aggregate was built over.
-    [[nodiscard]] const mime::document& document() const noexcept { return *doc_; }
+    [[nodiscard]] const mime::document& document() const noexcept { return top_.doc(); }
     [[nodiscard]] const std::vector<related_structure>& related() const noexcept {
         return related_;
     }
@@ -157,22 +169,27 @@ public:
     [[nodiscard]] const std::vector<diagnostic>& diagnostics() const noexcept { return diags_; }
 
 private:
-    const mime::document* doc_ = nullptr;
+    mime::part_view top_{nullptr, 0};  // the document's outermost entity (follows its moves)
+    mime::part_view part(std::size_t i) const { return top_.doc().part(i); }
     aggregate_options options_;
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
     void apply_html_base(std::size_t i, const html::scan_result& scan) const;
     std::optional<mime::part_view> resolve_mid(std::string_view reference, bool& from_store) const;
 
-    // entities_ and bases_ gain an HTML part's <base href> on first use (ensure_html_base).
+    aggregate();
+    // entities_[i] and bases_[i] gain an HTML part's <base href> on first use
+    // (ensure_html_base), under the lock of lazy_, which then marks i done (release); they are
+    // read only once i is done (acquire). Other entries are not written after build().
     mutable std::vector<entity_info> entities_;
     mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
-    mutable std::vector<bool> html_base_checked_;
+    struct lazy_bases;  // the done marks and the lock (aggregate.cpp)
+    std::unique_ptr<lazy_bases> lazy_;
     std::vector<related_structure> related_;
     // mid: URLs (CID-6): Message-ID key -> message entity; "message index/Content-ID key" ->
     // the first part with that Content-ID inside that message.
-    std::unordered_map<std::string, std::uint32_t> messages_;
-    std::unordered_map<std::string, std::uint32_t> ids_in_message_;
+    mhtml::detail::keyed_string_map<std::uint32_t> messages_;
+    mhtml::detail::keyed_string_map<std::uint32_t> ids_in_message_;
     std::optional<std::string> snapshot_;
     std::vector<diagnostic> diags_;
 };

@@ -15,6 +15,7 @@
 /// ends, references that reach no part, parts nothing references) is judged here. Every
 /// check is linear in the size of the message.
 
+#include "mhtml/export.hpp"
 #include "mhtml/mime/document.hpp"
 
 #include <cstddef>
@@ -31,7 +32,7 @@ enum class finding_level : std::uint8_t {
     note,     ///< worth knowing: an implied row, a legacy form, a recovery
 };
 /// "error", "warning", "note".
-std::string_view level_name(finding_level l) noexcept;
+MHTML_EXPORT std::string_view level_name(finding_level l) noexcept;
 
 /// One thing the checker found.
 struct finding {
@@ -51,12 +52,13 @@ struct check_options {
 };
 
 /// Checks `doc`. Findings are sorted by part path (document order), then offset.
-std::vector<finding> check(const mime::document& doc, const check_options& options = {});
+MHTML_EXPORT std::vector<finding> check(const mime::document& doc,
+                                        const check_options& options = {});
 
 /// How many findings of each level.
 struct finding_counts {
     std::size_t errors = 0, warnings = 0, notes = 0;
 };
-finding_counts count_levels(const std::vector<finding>& findings) noexcept;
+MHTML_EXPORT finding_counts count_levels(const std::vector<finding>& findings) noexcept;
 
 }  // namespace mhtml::archive

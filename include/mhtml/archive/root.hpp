@@ -36,6 +36,7 @@
 /// parts at all (`related_without_parts`).
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/part.hpp"
 
 #include <optional>
@@ -83,7 +84,8 @@ struct root_selection {
 /// Chooses the start part and the root of `related` (a multipart/related entity; its body
 /// parts are read whatever its subtype). Diagnostics carry the related's path; their offset
 /// is that of the field or part concerned.
-root_selection select_root(const mime::part_view& related, const root_options& options = {},
-                           std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT root_selection select_root(const mime::part_view& related,
+                                        const root_options& options = {},
+                                        std::vector<diagnostic>* diags = nullptr);
 
 }  // namespace mhtml::archive

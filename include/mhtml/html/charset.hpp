@@ -35,6 +35,8 @@
 #include <string>
 #include <string_view>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml::html {
 
 enum class charset_source : std::uint8_t {
@@ -65,7 +67,7 @@ inline constexpr std::size_t prescan_length = 1024;
 /// space is trimmed and case is folded ("Latin1 " -> "windows-1252", "sjis" -> "Shift_JIS",
 /// "gb2312" -> "GBK", "utf-16" -> "UTF-16LE", "iso-2022-kr" -> "replacement"); empty if
 /// `label` is not in the table. The returned view points to static storage.
-std::string_view encoding_for_label(std::string_view label) noexcept;
+MHTML_EXPORT std::string_view encoding_for_label(std::string_view label) noexcept;
 
 /// Runs the steps above. `content_type_charset` is the part's Content-Type charset
 /// parameter, empty if the header has none; pass only a parameter that is present, not
@@ -75,6 +77,7 @@ std::string_view encoding_for_label(std::string_view label) noexcept;
 /// A `<meta>` naming UTF-16LE or UTF-16BE yields UTF-8 and one naming x-user-defined yields
 /// windows-1252 (the prescan's rule: the meta was read as ASCII, so the document is not
 /// UTF-16). A `<meta>` with an unknown label is skipped and the prescan goes on.
-detected_charset detect_charset(std::string_view content_type_charset, std::string_view bytes);
+MHTML_EXPORT detected_charset detect_charset(std::string_view content_type_charset,
+                                             std::string_view bytes);
 
 }  // namespace mhtml::html

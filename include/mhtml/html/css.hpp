@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml::html {
 
 /// How a reference is written in the CSS source.
@@ -57,7 +59,7 @@ struct css_reference {
 /// becomes the code point's UTF-8 octets (zero, surrogates and values above U+10FFFF give
 /// U+FFFD), `\` + newline inside a string vanishes, `\` + any other octet gives that octet;
 /// a raw NUL octet becomes U+FFFD (§3.3 preprocessing); every other octet is kept as is.
-void scan_css(std::string_view css, std::vector<css_reference>& out);
+MHTML_EXPORT void scan_css(std::string_view css, std::vector<css_reference>& out);
 
 /// The text to write in place of a raw value of `form` (and `quote`) so that a CSS reader
 /// gets `url` back exactly: escapes what that form cannot hold as it is.
@@ -74,6 +76,6 @@ void scan_css(std::string_view css, std::vector<css_reference>& out);
 /// `url("` + result + `")` or `@import "` + result + `";` (quoted forms) gives back `url`.
 /// NUL cannot be written in CSS at all (§3.3 turns it into U+FFFD, and so does `\0`): it is
 /// written as `\fffd`.
-std::string css_escape_url(std::string_view url, css_token_form form, char quote);
+MHTML_EXPORT std::string css_escape_url(std::string_view url, css_token_form form, char quote);
 
 }  // namespace mhtml::html

@@ -22,6 +22,7 @@
 /// come before it; event handler attributes there are compiled when their event first
 /// fires, after the policy is in force (tested for `<svg onload>` in Chromium).
 
+#include "mhtml/export.hpp"
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -29,7 +30,7 @@
 namespace mhtml::html {
 
 /// The offset in an HTML document where its declarations go (see above).
-std::size_t declaration_point(std::string_view html);
+MHTML_EXPORT std::size_t declaration_point(std::string_view html);
 
 /// The root element's start tag of an XML document, as the tokenizer reads it in XML mode.
 struct xml_root {
@@ -39,25 +40,27 @@ struct xml_root {
     bool self_closing = false; ///< `<svg …/>`: it must be opened to hold anything
     std::string_view name;     ///< the qualified name as written (for an end tag)
 };
-xml_root find_xml_root(std::string_view xml);
+MHTML_EXPORT xml_root find_xml_root(std::string_view xml);
 
 /// `<meta http-equiv="Content-Security-Policy" content="…">` for `policy` (which must not
 /// contain '"', '&' or '<'); in XML syntax (`xml`) wrapped in an XHTML-namespace `<head>`.
-std::string policy_meta(std::string_view policy, bool xml);
+MHTML_EXPORT std::string policy_meta(std::string_view policy, bool xml);
 
 /// `html` with `declarations` (HTML markup) inserted at declaration_point().
-std::string with_html_declarations(std::string_view html, std::string_view declarations);
+MHTML_EXPORT std::string with_html_declarations(std::string_view html,
+                                                std::string_view declarations);
 
 /// `xml` with `declarations` (well-formed XML markup) inserted after the root's start tag
 /// (a self-closing root is opened and closed around them); `xml` unchanged when it has no
 /// root start tag.
-std::string with_xml_declarations(std::string_view xml, std::string_view declarations);
+MHTML_EXPORT std::string with_xml_declarations(std::string_view xml,
+                                               std::string_view declarations);
 
 /// Turns every `<meta http-equiv="refresh">` of an HTML document into an inert
 /// `<meta data-equiv="refresh">` (the attribute name changes in place, so every offset stays
 /// valid) and returns how many there were. A refresh navigates without a script, so a
 /// policy cannot stop it; Chromium's view of an archive never follows one (archives are
 /// sandboxed, without "automatic features").
-std::size_t disable_meta_refresh(std::string& html);
+MHTML_EXPORT std::size_t disable_meta_refresh(std::string& html);
 
 }  // namespace mhtml::html

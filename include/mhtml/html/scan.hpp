@@ -14,6 +14,7 @@
 /// browser with scripting off sees, and what an offline copy needs); an SVG `<style>`'s text
 /// runs and CDATA sections are each scanned as CSS, without decoding character references.
 
+#include "mhtml/export.hpp"
 #include "mhtml/html/css.hpp"
 
 #include <cstddef>
@@ -33,7 +34,7 @@ enum class ref_kind : std::uint8_t {
     citation,     ///< cite on blockquote, q, del, ins
     base,         ///< <base href>
 };
-std::string_view kind_name(ref_kind k) noexcept;  ///< "resource", "navigation", ...
+MHTML_EXPORT std::string_view kind_name(ref_kind k) noexcept;  ///< "resource", "navigation", ...
 
 /// How the raw bytes of a reference are written, which decides how a new value is escaped.
 enum class value_syntax : std::uint8_t {
@@ -46,7 +47,7 @@ enum class value_syntax : std::uint8_t {
     css_url_quoted,    ///< url("x") / url('x')
     css_string,        ///< @import "x", image-set("x" 1x)
 };
-std::string_view syntax_name(value_syntax s) noexcept;
+MHTML_EXPORT std::string_view syntax_name(value_syntax s) noexcept;
 
 struct reference {
     ref_kind kind = ref_kind::resource;
@@ -76,13 +77,13 @@ struct scan_result {
 
 /// Every reference in an HTML document (or an SVG document, scanned as foreign content
 /// when `svg` is set).
-scan_result scan_html(std::string_view html, bool svg = false);
+MHTML_EXPORT scan_result scan_html(std::string_view html, bool svg = false);
 
 /// Every reference in a standalone style sheet (a text/css part).
-scan_result scan_style_sheet(std::string_view css);
+MHTML_EXPORT scan_result scan_style_sheet(std::string_view css);
 
 /// Decodes the character references in an attribute value as the tokenizer does in an
 /// attribute (legacy names without ';' are left alone before '=' or an alphanumeric).
-std::string decode_attribute_value(std::string_view raw);
+MHTML_EXPORT std::string decode_attribute_value(std::string_view raw);
 
 }  // namespace mhtml::html

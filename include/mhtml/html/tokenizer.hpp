@@ -40,6 +40,7 @@
 /// content, `<?…?>` ends at `?>`, a DOCTYPE's internal subset (`[…]`) is skipped as part
 /// of the DOCTYPE, and `<!--` ends only at `-->`.
 
+#include "mhtml/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -57,7 +58,7 @@ enum class token_type : std::uint8_t {
     doctype,    ///< `<!DOCTYPE …>`
     cdata,      ///< `<![CDATA[…]]>` in foreign content
 };
-std::string_view type_name(token_type t) noexcept;  ///< "text", "start_tag", ...
+MHTML_EXPORT std::string_view type_name(token_type t) noexcept;  ///< "text", "start_tag", ...
 
 /// One attribute of a tag, as octet ranges of the input.
 struct attribute_view {
@@ -68,7 +69,7 @@ struct attribute_view {
     bool has_value = false;
 };
 
-struct token {
+struct MHTML_EXPORT token {
     token_type type = token_type::text;
     std::size_t begin = 0;  ///< first octet of the token
     std::size_t end = 0;    ///< one past its last octet
@@ -80,7 +81,7 @@ struct token {
     [[nodiscard]] const attribute_view* attribute(std::string_view name) const noexcept;
 };
 
-class tokenizer {
+class MHTML_EXPORT tokenizer {
 public:
     /// `xml`: see the header comment. The input must outlive the tokenizer.
     explicit tokenizer(std::string_view input, bool xml = false) noexcept;

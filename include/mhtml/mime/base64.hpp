@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 
+#include "mhtml/export.hpp"
 #include "mhtml/mime/codec_status.hpp"
 
 namespace mhtml::mime {
@@ -20,11 +21,11 @@ namespace mhtml::mime {
 enum class simd_level : std::uint8_t { scalar, avx2, avx512, automatic };
 /// Restricts the codecs to at most `level` (process-wide; for tests and benchmarks). With
 /// `scalar`, the quoted-printable decoder does not use its SSE2 scan either.
-void set_simd_level(simd_level level) noexcept;
+MHTML_EXPORT void set_simd_level(simd_level level) noexcept;
 /// The implementation in use now.
-simd_level active_simd_level() noexcept;
+MHTML_EXPORT simd_level active_simd_level() noexcept;
 
-class base64_decoder {
+class MHTML_EXPORT base64_decoder {
 public:
     /// Output room step() may need for `n` input octets (including a carried partial quantum).
     static constexpr std::size_t max_output(std::size_t n) noexcept { return n / 4 * 3 + 3; }
@@ -49,9 +50,9 @@ private:
 };
 
 /// One shot: appends the decoded octets of `in` to `out`.
-codec_status base64_decode(std::string_view in, std::string& out);
+MHTML_EXPORT codec_status base64_decode(std::string_view in, std::string& out);
 
-class base64_encoder {
+class MHTML_EXPORT base64_encoder {
 public:
     /// `line_length` encoded characters per line (a multiple of 4, at most 76); 0 = no breaks.
     explicit base64_encoder(std::size_t line_length = 76) noexcept;
@@ -69,6 +70,6 @@ private:
 };
 
 /// One shot: the base64 form of `in`, CRLF line breaks every `line_length` characters.
-std::string base64_encode(std::string_view in, std::size_t line_length = 76);
+MHTML_EXPORT std::string base64_encode(std::string_view in, std::size_t line_length = 76);
 
 }  // namespace mhtml::mime

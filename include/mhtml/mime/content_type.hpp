@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 
 #include <functional>
 #include <optional>
@@ -67,11 +68,12 @@ struct value_issues {
 
 /// Calls `report(severity, code, message)` for each parameter problem the parser forgave
 /// (everything but `invalid` and `missing_subtype`, which the caller words for its field).
-void each_parameter_issue(const value_issues& is,
-                          const std::function<void(severity, diag_code, std::string_view)>& report);
+MHTML_EXPORT void each_parameter_issue(
+    const value_issues& is,
+    const std::function<void(severity, diag_code, std::string_view)>& report);
 
 /// A parameter list as found after the value of Content-Type or Content-Disposition.
-class parameter_list {
+class MHTML_EXPORT parameter_list {
 public:
     /// The parameter's value (case-insensitive name), or nullopt.
     std::optional<std::string_view> get(std::string_view name) const noexcept;
@@ -85,9 +87,10 @@ private:
 };
 
 /// Parses `;`-separated parameters starting at `pos` of `s` (the unfolded field body).
-parameter_list parse_parameters(std::string_view s, std::size_t pos, value_issues& issues);
+MHTML_EXPORT parameter_list parse_parameters(std::string_view s, std::size_t pos,
+                                             value_issues& issues);
 
-struct content_type {
+struct MHTML_EXPORT content_type {
     std::string type = "text";      ///< lower-case
     std::string subtype = "plain";  ///< lower-case
     parameter_list params;
@@ -109,9 +112,10 @@ struct content_type {
 
 /// Parses a Content-Type field body (unfolded). An unusable value gives text/plain with
 /// charset=us-ascii (RFC 2045 §5.2) and `issues.invalid`.
-content_type parse_content_type(std::string_view value, value_issues& issues);
+MHTML_EXPORT content_type parse_content_type(std::string_view value, value_issues& issues);
 /// The same, into an existing object (reuses its storage).
-void parse_content_type(std::string_view value, value_issues& issues, content_type& out);
+MHTML_EXPORT void parse_content_type(std::string_view value, value_issues& issues,
+                                     content_type& out);
 
 struct content_disposition {
     std::string type;  ///< lower-case: "inline", "attachment", ...
@@ -119,7 +123,8 @@ struct content_disposition {
     std::optional<std::string_view> filename() const noexcept { return params.get("filename"); }
 };
 
-content_disposition parse_content_disposition(std::string_view value, value_issues& issues);
+MHTML_EXPORT content_disposition parse_content_disposition(std::string_view value,
+                                                           value_issues& issues);
 
 /// Content-Transfer-Encoding, RFC 2045 §6.
 enum class transfer_encoding : std::uint8_t {
@@ -133,12 +138,13 @@ enum class transfer_encoding : std::uint8_t {
 
 /// Parses the field body (case-insensitive, comments allowed). `x-` tokens and anything
 /// else unknown give `unknown` (the body is then treated as binary, RFC 2045 §6.4).
-transfer_encoding parse_transfer_encoding(std::string_view value) noexcept;
-std::string_view transfer_encoding_name(transfer_encoding e) noexcept;
+MHTML_EXPORT transfer_encoding parse_transfer_encoding(std::string_view value) noexcept;
+MHTML_EXPORT std::string_view transfer_encoding_name(transfer_encoding e) noexcept;
 
 /// msg-id of RFC 5322 §3.6.4 as used by Content-ID and Message-ID: the text between the
 /// angle brackets with CFWS around it removed. Missing brackets are tolerated
 /// (`*had_brackets` false). Returns nullopt for an empty value.
-std::optional<std::string> parse_msg_id(std::string_view value, bool* had_brackets = nullptr);
+MHTML_EXPORT std::optional<std::string> parse_msg_id(std::string_view value,
+                                                     bool* had_brackets = nullptr);
 
 }  // namespace mhtml::mime

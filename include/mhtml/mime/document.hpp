@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
 #include "mhtml/mime/part.hpp"
@@ -73,7 +74,76 @@ struct decoded_body {
 };
 }  // namespace detail
 
-class document {
+class document;
+class parser;
+
+namespace detail {
+// What a parse produced: the input, the entity tables, the decoded bodies, the diagnostics.
+// It lives on the heap behind its `document` and never moves, so the part_views that point
+// at it, and whatever holds them (an aggregate), stay valid when the document is moved.
+class MHTML_EXPORT document_state {
+public:
+    document_state() = default;
+    document_state(const document_state&) = delete;
+    document_state& operator=(const document_state&) = delete;
+
+    // The document that owns this state (kept up to date when that document is moved).
+    const document& owner() const noexcept { return *owner_; }
+    std::string_view bytes() const noexcept { return bytes_; }
+    std::string_view view(std::uint64_t begin, std::uint64_t end) const noexcept {
+        if (end <= bytes_.size()) [[likely]]
+            return bytes_.substr(begin, end - begin);
+        return decoded_view(begin, end);
+    }
+    std::uint64_t offset_of(const char* p) const noexcept;
+    std::uint64_t input_offset(std::uint64_t offset) const noexcept;
+    const std::vector<std::unique_ptr<decoded_body>>& decoded_bodies() const noexcept {
+        return decoded_;
+    }
+    const decoded_body* decoded_body_of(std::uint32_t i) const noexcept;
+    std::size_t size() const noexcept { return entities_.size(); }
+    const entity_record& record(std::uint32_t i) const noexcept { return entities_[i]; }
+    const multipart_record& multipart_of(std::uint32_t i) const noexcept {
+        static const multipart_record no_multipart;
+        auto m = entities_[i].multipart;
+        return m == entity_record::none ? no_multipart : multiparts_[m];
+    }
+    const content_type& type_of(std::uint32_t i) const noexcept {
+        return types_[entities_[i].type];
+    }
+    header_list headers_of(std::uint32_t i) const noexcept;
+    std::string_view boundary_of(std::uint32_t i) const noexcept {
+        return multipart_of(i).boundary;
+    }
+    const std::vector<diagnostic>& diagnostics() const noexcept { return diagnostics_; }
+
+private:
+    friend class mime::document;
+    friend class mime::parser;
+    const document* owner_ = nullptr;
+    input_buffer input_;
+    std::string_view bytes_;
+    std::vector<entity_record> entities_;
+    std::vector<content_type> types_;  // distinct content types, parsed once each
+    std::vector<field_record> fields_;
+    std::vector<multipart_record> multiparts_;  // entity_record stays small
+    std::vector<diagnostic> diagnostics_;
+    // Decoded bodies (REL-2.2 salvage), by increasing base. Each is allocated once, so
+    // header views into it stay valid however the vector grows.
+    std::vector<std::unique_ptr<decoded_body>> decoded_;
+    std::vector<std::uint32_t> by_address_;  // decoded_ indices by bytes.data(), for offset_of
+    const decoded_body* segment_at(std::uint64_t offset) const noexcept;
+    std::string_view decoded_view(std::uint64_t begin, std::uint64_t end) const noexcept;
+};
+}  // namespace detail
+
+/// A parsed document. It owns what the parse produced (and the input, unless it was given
+/// as a borrowed string_view); part_views, header views and aggregates made from it borrow
+/// that and stay valid until the document is destroyed, however often the document is
+/// moved in between (into a container, out of a function): the parsed state lives on the
+/// heap and a move hands it over. A moved-from document holds nothing and may only be
+/// assigned to or destroyed.
+class MHTML_EXPORT document {
 public:
     /// Parses bytes that the document then owns (a memory-mapped file, standard input).
     static document parse(input_buffer input, const parse_options& opts = {});
@@ -86,80 +156,77 @@ public:
         return parse(std::string_view(bytes), opts);
     }
 
-    document(document&&) noexcept = default;
-    document& operator=(document&&) noexcept = default;
+    /// Takes over `other`'s parsed state: views made from `other` now belong to this.
+    document(document&& other) noexcept : s_(std::move(other.s_)) {
+        if (s_) s_->owner_ = this;
+    }
+    /// Destroys this document's state (its views dangle) and takes over `other`'s.
+    document& operator=(document&& other) noexcept {
+        if (this != &other) {
+            s_ = std::move(other.s_);
+            if (s_) s_->owner_ = this;
+        }
+        return *this;
+    }
+    document(const document&) = delete;
+    document& operator=(const document&) = delete;
+    ~document() = default;
 
     /// The input. Entities recovered from a decoded body (part_view::in_decoded_body) are
     /// not in it: their offsets are beyond its size and view() reads them.
-    std::string_view bytes() const noexcept { return bytes_; }
+    std::string_view bytes() const noexcept { return s_->bytes(); }
     /// The octets [begin, end) of the offset space: the input, or a decoded body (REL-2.2
     /// salvage) for offsets beyond the input. A range lies in one of them.
     std::string_view view(std::uint64_t begin, std::uint64_t end) const noexcept {
-        if (end <= bytes_.size()) [[likely]]
-            return bytes_.substr(begin, end - begin);
-        return decoded_view(begin, end);
+        return s_->view(begin, end);
     }
     /// The offset of an octet of the input or of a decoded body (a header field's
     /// `raw().data()`, a body's `data()`), in the space view() reads; 0 if it is in neither.
-    std::uint64_t offset_of(const char* p) const noexcept;
+    std::uint64_t offset_of(const char* p) const noexcept { return s_->offset_of(p); }
     /// A position in the input for an offset of the space: itself inside the input; for a
     /// decoded body, where its encoded body (the outermost one, if nested) starts. This is
     /// the offset diagnostics report.
-    std::uint64_t input_offset(std::uint64_t offset) const noexcept;
+    std::uint64_t input_offset(std::uint64_t offset) const noexcept {
+        return s_->input_offset(offset);
+    }
     /// The bodies decoded to recover encoded multiparts and messages, in document order.
     const std::vector<std::unique_ptr<detail::decoded_body>>& decoded_bodies() const noexcept {
-        return decoded_;
+        return s_->decoded_bodies();
     }
     /// The decoded body of a multipart with `record(i).decoded_body`, else null.
-    const detail::decoded_body* decoded_body_of(std::uint32_t i) const noexcept;
-    part_view root() const noexcept { return part_view(this, 0); }
+    const detail::decoded_body* decoded_body_of(std::uint32_t i) const noexcept {
+        return s_->decoded_body_of(i);
+    }
+    part_view root() const noexcept { return part_view(s_.get(), 0); }
     /// Number of entities (every message, multipart and leaf).
-    std::size_t size() const noexcept { return entities_.size(); }
+    std::size_t size() const noexcept { return s_->size(); }
     /// The entity at depth-first position `i`.
-    part_view part(std::size_t i) const noexcept { return part_view(this, std::uint32_t(i)); }
+    part_view part(std::size_t i) const noexcept { return part_view(s_.get(), std::uint32_t(i)); }
     std::vector<part_view> parts() const;
     /// The entity with this IMAP-style path ("" for the outermost), if any.
     std::optional<part_view> find(std::string_view path) const;
-    const std::vector<diagnostic>& diagnostics() const noexcept { return diagnostics_; }
+    const std::vector<diagnostic>& diagnostics() const noexcept { return s_->diagnostics(); }
 
     // Internal representation, used by part_view and the serializer.
-    const detail::entity_record& record(std::uint32_t i) const noexcept { return entities_[i]; }
+    const detail::entity_record& record(std::uint32_t i) const noexcept { return s_->record(i); }
     /// The multipart table entry of a multipart entity; an empty one for any other.
     const detail::multipart_record& multipart_of(std::uint32_t i) const noexcept {
-        static const detail::multipart_record no_multipart;
-        auto m = entities_[i].multipart;
-        return m == detail::entity_record::none ? no_multipart : multiparts_[m];
+        return s_->multipart_of(i);
     }
-    const content_type& type_of(std::uint32_t i) const noexcept {
-        return types_[entities_[i].type];
-    }
+    const content_type& type_of(std::uint32_t i) const noexcept { return s_->type_of(i); }
     /// The header fields of entity i.
-    header_list headers_of(std::uint32_t i) const noexcept;
+    header_list headers_of(std::uint32_t i) const noexcept { return s_->headers_of(i); }
     /// The boundary a multipart uses ("" if none).
-    std::string_view boundary_of(std::uint32_t i) const noexcept {
-        return multipart_of(i).boundary;
-    }
+    std::string_view boundary_of(std::uint32_t i) const noexcept { return s_->boundary_of(i); }
 
 private:
-    document() = default;
+    document() : s_(std::make_unique<detail::document_state>()) { s_->owner_ = this; }
     friend class parser;
-    input_buffer input_;
-    std::string_view bytes_;
-    std::vector<detail::entity_record> entities_;
-    std::vector<content_type> types_;  // distinct content types, parsed once each
-    std::vector<detail::field_record> fields_;
-    std::vector<detail::multipart_record> multiparts_;  // entity_record stays small
-    std::vector<diagnostic> diagnostics_;
-    // Decoded bodies (REL-2.2 salvage), by increasing base. Each is allocated once, so
-    // header views into it stay valid however the vector grows or the document moves.
-    std::vector<std::unique_ptr<detail::decoded_body>> decoded_;
-    std::vector<std::uint32_t> by_address_;  // decoded_ indices by bytes.data(), for offset_of
-    const detail::decoded_body* segment_at(std::uint64_t offset) const noexcept;
-    std::string_view decoded_view(std::uint64_t begin, std::uint64_t end) const noexcept;
+    std::unique_ptr<detail::document_state> s_;
 };
 
 /// The input again, written from the tree: every header block, body, delimiter, preamble
 /// and epilogue in order. Byte-exact for an untouched document.
-std::string serialize(const document& doc);
+MHTML_EXPORT std::string serialize(const document& doc);
 
 }  // namespace mhtml::mime

@@ -13,12 +13,14 @@
 #include <string>
 #include <string_view>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml::mime {
 
 /// One field of a header block, exactly as it appears in the input. Borrowed and cheap to
 /// make: the document stores each field as 8 bytes (archives with 100,000 parts have half a
 /// million fields) and makes these views when asked.
-class header_field_view {
+class MHTML_EXPORT header_field_view {
 public:
     header_field_view() = default;
     /// `raw`: one whole field as the parser delimits it (name, optional white space, colon,
@@ -72,7 +74,7 @@ struct field_record {
 
 /// The fields of one header block, in order: a random-access range of header_field_view
 /// made on the fly from the document's field records. Borrowed, like the document.
-class header_list {
+class MHTML_EXPORT header_list {
 public:
     using value_type = header_field_view;
     using size_type = std::size_t;
@@ -156,7 +158,7 @@ private:
 
 /// Unfolds a raw field body: removes every line end (CRLF, LF or CR) that is followed by
 /// SP or HTAB, and trims leading and trailing white space.
-std::string unfold(std::string_view raw_value);
+MHTML_EXPORT std::string unfold(std::string_view raw_value);
 
 /// ASCII case-insensitive equality (mhtml/ascii.hpp).
 using ascii::iequals;
@@ -165,10 +167,10 @@ inline bool header_field_view::is(std::string_view n) const noexcept {
     return iequals(name(), n);
 }
 /// ASCII lower-case copy.
-std::string to_lower(std::string_view s);
+MHTML_EXPORT std::string to_lower(std::string_view s);
 
 /// RFC 5322 §3.2.2: skips white space, line ends and (nested) comments from `pos`.
 /// Returns the position of the first other character (or s.size()).
-std::size_t skip_cfws(std::string_view s, std::size_t pos) noexcept;
+MHTML_EXPORT std::size_t skip_cfws(std::string_view s, std::size_t pos) noexcept;
 
 }  // namespace mhtml::mime

@@ -15,11 +15,12 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/part.hpp"
 
 namespace mhtml::mime {
 
-class node {
+class MHTML_EXPORT node {
 public:
     /// A leaf with this Content-Type field value and decoded content.
     static node leaf(std::string_view content_type, std::string content);
@@ -88,7 +89,7 @@ struct write_result {
 /// entity that is written (not copied untouched) is checked first with check_field; if one
 /// is refused, the result has that error and no bytes, so a value can never inject a
 /// field, a header block end or a body.
-[[nodiscard]] write_result write(const node& n);
+[[nodiscard]] MHTML_EXPORT write_result write(const node& n);
 
 /// Whether write() accepts a field. The name must be an RFC 5322 §3.6.8 field-name,
 /// `1*ftext` (printable US-ASCII except ':'; no space, no control, no 8-bit octet, not
@@ -97,12 +98,14 @@ struct write_result {
 /// something else (RFC 5322 §2.2.3 folding; a line of only white space is refused too):
 /// else `field_value_invalid`. Returns the refusal (offset = position in the name or value)
 /// or nothing. 8-bit octets in values are accepted (RFC 6532).
-std::optional<diagnostic> check_field(std::string_view name, std::string_view value);
+MHTML_EXPORT std::optional<diagnostic> check_field(std::string_view name,
+                                                 std::string_view value);
 
 /// Folds `name: value` at white space outside quoted strings so that lines are at most
 /// `width` columns where possible (RFC 5322 §2.2.3); returns the field with final CRLF. A
 /// fold already in the value (CRLF followed by white space) is kept, and no fold is added
 /// next to it. It does not check the field (check_field does; write() calls it).
-std::string fold_field(std::string_view name, std::string_view value, std::size_t width = 78);
+MHTML_EXPORT std::string fold_field(std::string_view name, std::string_view value,
+                                    std::size_t width = 78);
 
 }  // namespace mhtml::mime

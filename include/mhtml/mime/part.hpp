@@ -1,6 +1,6 @@
 #pragma once
 /// part_view: one entity (message or body part) of a parsed document. Borrowed: valid
-/// while its document lives; cheap to copy.
+/// while its document lives (moving the document does not invalidate it); cheap to copy.
 
 #include <cstdint>
 #include <optional>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/codec_status.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/header.hpp"
@@ -16,6 +17,9 @@
 namespace mhtml::mime {
 
 class document;
+namespace detail {
+class document_state;
+}
 
 enum class entity_kind : std::uint8_t {
     leaf,       ///< a body that is not parsed further
@@ -23,9 +27,11 @@ enum class entity_kind : std::uint8_t {
     message,    ///< message/rfc822, global, news, external-body: one encapsulated entity
 };
 
-class part_view {
+class MHTML_EXPORT part_view {
 public:
-    part_view(const document* doc, std::uint32_t index) noexcept : doc_(doc), index_(index) {}
+    /// Entity `index` of a parsed document (document::part, document::root make them).
+    part_view(const detail::document_state* doc, std::uint32_t index) noexcept
+        : doc_(doc), index_(index) {}
 
     /// IMAP-style path: "" for the outermost entity, "1", "1.2", ... for body parts. The
     /// entity encapsulated by a message/rfc822 part P is "P.1".
@@ -95,13 +101,14 @@ public:
     /// decode_to plus diagnostics (code, part path, input offset) for what it recovered.
     codec_status decode_to(std::string& out, std::vector<diagnostic>& diags) const;
 
-    const document& doc() const noexcept { return *doc_; }
+    /// The document it belongs to (wherever that document has been moved since).
+    const document& doc() const noexcept;
     friend bool operator==(const part_view& a, const part_view& b) noexcept {
         return a.doc_ == b.doc_ && a.index_ == b.index_;
     }
 
 private:
-    const document* doc_;
+    const detail::document_state* doc_;
     std::uint32_t index_;
 };
 

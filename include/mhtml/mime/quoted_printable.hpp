@@ -16,11 +16,12 @@
 #include <string>
 #include <string_view>
 
+#include "mhtml/export.hpp"
 #include "mhtml/mime/codec_status.hpp"
 
 namespace mhtml::mime {
 
-class qp_decoder {
+class MHTML_EXPORT qp_decoder {
 public:
     static constexpr std::size_t max_output(std::size_t n) noexcept { return n + 80; }
     /// Decodes `in` into `out` (room for max_output(in.size())); returns octets written.
@@ -44,11 +45,11 @@ private:
     codec_status status_;
 };
 
-codec_status qp_decode(std::string_view in, std::string& out);
+MHTML_EXPORT codec_status qp_decode(std::string_view in, std::string& out);
 
 enum class qp_mode : std::uint8_t { text, binary };
 
-class qp_encoder {
+class MHTML_EXPORT qp_encoder {
 public:
     explicit qp_encoder(qp_mode mode = qp_mode::text) noexcept : mode_(mode) {}
     /// Output room step() (and finish(), with n = 0) may need for `n` input octets.
@@ -68,6 +69,6 @@ private:
     std::size_t npending_ = 0;
 };
 
-std::string qp_encode(std::string_view in, qp_mode mode = qp_mode::text);
+MHTML_EXPORT std::string qp_encode(std::string_view in, qp_mode mode = qp_mode::text);
 
 }  // namespace mhtml::mime

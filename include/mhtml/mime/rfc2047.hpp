@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml::mime {
 
 /// One piece of a header value as RFC 2047 §6 reads it.
@@ -26,14 +28,14 @@ struct rfc2047_result {
 
 /// Splits a header value into literal text and decoded encoded-words. White space between
 /// two adjacent encoded-words is dropped (§6.2); malformed words are left as they are.
-rfc2047_result decode_words(std::string_view value);
+MHTML_EXPORT rfc2047_result decode_words(std::string_view value);
 
 /// The value with every encoded-word decoded and converted to UTF-8 (display form).
-std::string decode_to_utf8(std::string_view value, bool* malformed = nullptr);
+MHTML_EXPORT std::string decode_to_utf8(std::string_view value, bool* malformed = nullptr);
 
 /// The value with every encoded-word replaced by its raw decoded octets, no transcoding
 /// (the form MHTML compares URIs in, MHT-4.4.1.10).
-std::string decode_to_octets(std::string_view value);
+MHTML_EXPORT std::string decode_to_octets(std::string_view value);
 
 /// `q` is Q safe in a `phrase` (RFC 2047 §5 (3)); `q_uri` is Q for a URI in
 /// Content-Location (MHT-4.4.1.12: only SPACE, "=", "?", "_", '"', "\\", CTLs and 8-bit
@@ -43,8 +45,8 @@ enum class rfc2047_encoding : char { q = 'Q', b = 'B', shortest = 0, q_uri = 'U'
 /// Encodes `octets` (in `charset`) as encoded-words of at most 75 characters each, split
 /// on character boundaries (UTF-8 aware), joined by CRLF SP. `first_line_used` is how many
 /// columns of the first line the field name already takes, so no line exceeds 76.
-std::string encode_words(std::string_view octets, std::string_view charset,
-                         rfc2047_encoding enc = rfc2047_encoding::shortest,
-                         std::size_t first_line_used = 0);
+MHTML_EXPORT std::string encode_words(std::string_view octets, std::string_view charset,
+                                      rfc2047_encoding enc = rfc2047_encoding::shortest,
+                                      std::size_t first_line_used = 0);
 
 }  // namespace mhtml::mime

@@ -26,19 +26,20 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/uri/result.hpp"
 
 namespace mhtml::uri {
 
 /// True when `url` begins with the scheme `cid:` (any case). Nothing else is checked.
-bool is_cid_url(std::string_view url) noexcept;
+MHTML_EXPORT bool is_cid_url(std::string_view url) noexcept;
 /// True when `url` begins with the scheme `mid:` (any case). Nothing else is checked.
-bool is_mid_url(std::string_view url) noexcept;
+MHTML_EXPORT bool is_mid_url(std::string_view url) noexcept;
 
 /// CID-3: an id (no brackets) in URL form: every octet that is not RFC 3986 unreserved, a
 /// sub-delim, `:` or `@` becomes `%XX` (upper-case hex). `/`, `%`, `?`, `#`, SP, `"`,
 /// `<`, `>`, `[`, `]`, CTLs and 8-bit octets are therefore escaped.
-std::string url_encode_id(std::string_view id);
+MHTML_EXPORT std::string url_encode_id(std::string_view id);
 
 /// CID-9: `cid:foo4%25foo1@bar.net` -> `<foo4%foo1@bar.net>`.
 ///
@@ -51,8 +52,8 @@ std::string url_encode_id(std::string_view id);
 /// (`%` not followed by two hex digits), `invalid_url_char` (an octet no URL may contain:
 /// SP, CTL, 8-bit, `"`, `<`, `>`, `\`, `^`, backquote, `{`, `|`, `}`), `control_char_in_id`
 /// (an escape decodes to a CTL or DEL, which would end up in a header, e.g. CR LF).
-result<std::string> cid_to_content_id(std::string_view url,
-                                      std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<std::string> cid_to_content_id(std::string_view url,
+                                                   std::vector<diagnostic>* diags = nullptr);
 
 /// CID-10: a Content-ID field body -> `cid:` URL.
 ///
@@ -60,8 +61,8 @@ result<std::string> cid_to_content_id(std::string_view url,
 /// enclosing `<` `>` pair removed; without that pair the whole trimmed value is the id
 /// (`content_id_without_brackets`, note, E-34). The id is encoded with `url_encode_id`.
 /// Error `empty_id` when nothing is left (`""`, `<>`, only a comment).
-result<std::string> content_id_to_cid(std::string_view field_body,
-                                      std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<std::string> content_id_to_cid(std::string_view field_body,
+                                                   std::vector<diagnostic>* diags = nullptr);
 
 /// The ids a `mid:` URL names, in header form (with `<` `>`).
 struct mid_ids {
@@ -75,19 +76,20 @@ struct mid_ids {
 /// splits at the first literal `/` (an escaped `%2F` belongs to an id), then converts each
 /// half as `cid_to_content_id` does. Errors as there, plus `extra_slash` (a second literal
 /// `/`) and `empty_id` for an empty half (`mid:/c@x`, `mid:m@x/`).
-result<mid_ids> mid_to_ids(std::string_view url, std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<mid_ids> mid_to_ids(std::string_view url,
+                                        std::vector<diagnostic>* diags = nullptr);
 
 /// CID-11: Message-ID field body (and optionally a Content-ID field body; empty = none) ->
 /// `mid:` URL, each id taken and encoded as in `content_id_to_cid`. Diagnostic offsets are
 /// into the field they concern. Error `empty_id` when an id given is empty.
-result<std::string> ids_to_mid(std::string_view message_id_field,
-                               std::string_view content_id_field = {},
-                               std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<std::string> ids_to_mid(std::string_view message_id_field,
+                                            std::string_view content_id_field = {},
+                                            std::vector<diagnostic>* diags = nullptr);
 
 /// CID-16, E-34: the comparison key of an id: the field body with surrounding CFWS
 /// (white space, line ends, comments) trimmed and one enclosing `<` `>` pair removed. No
 /// case folding and nothing removed inside the brackets; two ids are equal when their keys
 /// are equal octet for octet. `id_key("<a@b>") == id_key(" a@b (c)") == "a@b"`.
-std::string id_key(std::string_view field_body);
+MHTML_EXPORT std::string id_key(std::string_view field_body);
 
 }  // namespace mhtml::uri

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/uri/result.hpp"
 
 namespace mhtml::uri {
@@ -46,7 +47,7 @@ enum class mapping_rule {
 };
 
 /// "basic", "closure" or "controlled".
-std::string_view rule_name(mapping_rule r) noexcept;
+MHTML_EXPORT std::string_view rule_name(mapping_rule r) noexcept;
 
 /// A mapped label and the rule that made it.
 struct mapping {
@@ -83,8 +84,9 @@ struct mapping_options {
 ///
 /// Error "invalid_content_type" if the value has no type/subtype. Other problems the
 /// Content-Type parser forgives are reported as its usual diagnostics (offset 0).
-result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& opts = {},
-                          std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<mapping> ct_to_uri(std::string_view content_type,
+                                       const mapping_options& opts = {},
+                                       std::vector<diagnostic>* diags = nullptr);
 
 /// Maps an absolute URI (bare, no `<` `>`) to a Content-Type field body of the form
 /// `type/subtype; name="value"; ...` (values quoted, `"` and `\` escaped with `\`).
@@ -118,7 +120,7 @@ result<mapping> ct_to_uri(std::string_view content_type, const mapping_options& 
 ///   `*` (RFC 2231) also in names); otherwise the whole query stays in the subtype, `?`
 ///   encoded (CTURI-2.2.5), so `ct_to_uri` gives the URI back. The fragment becomes
 ///   `URI-Fragment`, encoded like a value.
-result<mapping> uri_to_ct(std::string_view uri, const mapping_options& opts = {},
-                          std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT result<mapping> uri_to_ct(std::string_view uri, const mapping_options& opts = {},
+                                       std::vector<diagnostic>* diags = nullptr);
 
 }  // namespace mhtml::uri

@@ -12,6 +12,7 @@
 /// RFC 2047 encoded-words for a URI that a header cannot carry as it is (MHT-4.4.1, E-12).
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/uri/result.hpp"
 
 #include <cstddef>
@@ -30,37 +31,40 @@ struct header_uri_options {
 /// The URI in a Content-Location / Content-Base field body (the text after the colon, as
 /// it stands in the message, folding included). Offsets of diagnostics are positions in
 /// `field_body`.
-std::string extract_header_uri(std::string_view field_body,
-                               std::vector<diagnostic>* diags = nullptr,
-                               const header_uri_options& options = {});
+MHTML_EXPORT std::string extract_header_uri(std::string_view field_body,
+                                            std::vector<diagnostic>* diags = nullptr,
+                                            const header_uri_options& options = {});
 
 /// RFC 2017 §3.1 extraction of a URL parameter value, quotes included or not: the quotes
 /// and every SP, HTAB, CR and LF are removed; nothing else changes. Reports URL-words over
 /// 40 characters (`url_word_too_long`) and unescaped CTLs, `"`, `\` and 8-bit octets
 /// (`url_unescaped_char`).
-std::string extract_url_parameter(std::string_view value, std::vector<diagnostic>* diags = nullptr,
-                                  std::size_t offset = 0);
+MHTML_EXPORT std::string extract_url_parameter(std::string_view value,
+                                               std::vector<diagnostic>* diags = nullptr,
+                                               std::size_t offset = 0);
 
 /// RFC 2017 §3.1 step 1 (URL-3.1.2): SPACE, CTLs, `"`, `\` and octets above 0x7F become
 /// `%XX` (upper-case hex); everything else, existing escapes and a lone `%` included, stays.
-std::string escape_url(std::string_view url);
+MHTML_EXPORT std::string escape_url(std::string_view url);
 
 /// The URL parameter in the toolkit's canonical form (URL-3.1.3, URL-3.1.4): escaped, cut
 /// greedily into words of at most 40 characters that never split a `%XX`, joined by single
 /// spaces, in double quotes. Fails with `empty_url` for an empty URL.
-result<std::string> url_parameter(std::string_view url);
+MHTML_EXPORT result<std::string> url_parameter(std::string_view url);
 
 /// The words of `url_parameter` folded for a header: a new line (CRLF SP) before a word
 /// that would take the line past 78 characters. `first_line_used` is how many columns the
 /// field name and anything before the value take (`Content-Location: ` is 18).
-std::string fold_url_parameter(std::string_view parameter, std::size_t first_line_used);
+MHTML_EXPORT std::string fold_url_parameter(std::string_view parameter,
+                                            std::size_t first_line_used);
 
 /// `FILE`, `FILE:`, `CID` or `CID:` (any case): the text/html draft's method indicators in
 /// Content-Base (THTML-10.1, E-32), which are never a base.
-bool is_legacy_method_indicator(std::string_view uri) noexcept;
+MHTML_EXPORT bool is_legacy_method_indicator(std::string_view uri) noexcept;
 
 enum class header_uri_form { bare, quoted, encoded_words };
-std::string_view form_name(header_uri_form f) noexcept;  ///< "bare", "quoted", "encoded-words"
+/// "bare", "quoted", "encoded-words"
+MHTML_EXPORT std::string_view form_name(header_uri_form f) noexcept;
 
 struct header_uri_text {
     std::string value;  ///< the field body to write after "Name: " (may contain CRLF SP)
@@ -78,8 +82,9 @@ struct header_uri_text {
 ///    octets are valid in it (MHT-4.4.1.8), else UNKNOWN-8BIT (MHT-4.4.1.9).
 /// `force_encoded_words` always takes the third form. extract_header_uri() of the result
 /// gives back `uri` octet for octet, for any non-empty `uri`.
-header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used = 18,
-                                 std::string_view document_charset = {},
-                                 bool force_encoded_words = false);
+MHTML_EXPORT header_uri_text write_header_uri(std::string_view uri,
+                                              std::size_t first_line_used = 18,
+                                              std::string_view document_charset = {},
+                                              bool force_encoded_words = false);
 
 }  // namespace mhtml::uri

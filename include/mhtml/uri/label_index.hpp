@@ -19,6 +19,7 @@
 /// match covers the cid: Content-Locations Chromium writes (match_options::cid_content_location).
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/uri/reference.hpp"
 
 #include <cstddef>
@@ -60,7 +61,7 @@ struct reference_match {
     bool lenient = false;             ///< found only by a retry
 };
 
-class label_index {
+class MHTML_EXPORT label_index {
 public:
     /// `parts` in document order. `parts_base` resolves the relative Content-Locations of
     /// parts without an absolute Content-Base of their own (MHTML chapter 5 applied to the

@@ -13,6 +13,7 @@
 /// given, as RFC 3986 copies schemes, and normalize() writes `thismessage`.
 
 #include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
 
 #include <optional>
 #include <string>
@@ -34,31 +35,31 @@ struct reference_parts {
 /// accepts every string, except that a scheme must be RFC 3986 syntax (`ALPHA *( ALPHA /
 /// DIGIT / "+" / "-" / "." )`, or the `this_message` alias); otherwise the text before
 /// the colon is part of a relative path, as browsers read it.
-reference_parts split_reference(std::string_view ref) noexcept;
+MHTML_EXPORT reference_parts split_reference(std::string_view ref) noexcept;
 
 /// True when `ref` has a scheme (RFC 3986 §4.3 absolute, fragment allowed).
-bool is_absolute(std::string_view ref) noexcept;
+MHTML_EXPORT bool is_absolute(std::string_view ref) noexcept;
 
 /// True for a scheme spelled `thismessage` or `this_message`, in any case.
-bool is_fictitious_scheme(std::string_view scheme) noexcept;
+MHTML_EXPORT bool is_fictitious_scheme(std::string_view scheme) noexcept;
 
 /// `ref` without its `#fragment` (RFC 3986 §6.1: fragments are set aside when comparing).
-std::string_view without_fragment(std::string_view ref) noexcept;
+MHTML_EXPORT std::string_view without_fragment(std::string_view ref) noexcept;
 
 /// An empty or fragment-only reference names the document it is in (MHT-8.2.6).
-bool is_same_document(std::string_view ref) noexcept;
+MHTML_EXPORT bool is_same_document(std::string_view ref) noexcept;
 
 /// RFC 3986 §5.2.4 on a path: literal `.` and `..` segments only (`%2E` is not a dot here).
-std::string remove_dot_segments(std::string_view path);
+MHTML_EXPORT std::string remove_dot_segments(std::string_view path);
 
 /// Checks `ref` against RFC 3986 and reports what is wrong with it. Returns true when it is
 /// a valid URI reference. `offset` is added to the offsets of the diagnostics.
-bool check_reference(std::string_view ref, std::vector<diagnostic>* diags = nullptr,
-                     std::size_t offset = 0);
+MHTML_EXPORT bool check_reference(std::string_view ref, std::vector<diagnostic>* diags = nullptr,
+                                  std::size_t offset = 0);
 
 /// A base URI, split once and reused for many references (RFC 3986 §5.1: the base is an
 /// absolute URI; its fragment is dropped).
-class base_uri {
+class MHTML_EXPORT base_uri {
 public:
     /// nullopt when `text` has no scheme.
     static std::optional<base_uri> make(std::string_view text);
@@ -109,17 +110,17 @@ private:
 };
 
 /// Resolves `ref` against `base`; nullopt when `base` is not absolute.
-std::optional<std::string> resolve(std::string_view base, std::string_view ref,
-                                   std::vector<diagnostic>* diags = nullptr);
+MHTML_EXPORT std::optional<std::string> resolve(std::string_view base, std::string_view ref,
+                                                std::vector<diagnostic>* diags = nullptr);
 
 /// The octet-exact comparison of MHT-8.2.4: fragments set aside, and the schemes
 /// `this_message` and `thismessage` (any case) taken as one. Nothing else is equivalent.
-bool same_resource(std::string_view a, std::string_view b) noexcept;
+MHTML_EXPORT bool same_resource(std::string_view a, std::string_view b) noexcept;
 
 /// RFC 3986 §6.2.2 syntax-based normalisation, for the `ambiguous` retry after a strict
 /// miss (MHT-8.2.5): scheme and host lower-cased, `%xx` hex upper-cased, escapes of
 /// unreserved octets decoded, dot segments removed. The fictitious scheme becomes
 /// `thismessage`. The fragment is kept.
-std::string normalize(std::string_view ref);
+MHTML_EXPORT std::string normalize(std::string_view ref);
 
 }  // namespace mhtml::uri

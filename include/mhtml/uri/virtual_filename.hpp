@@ -13,15 +13,17 @@
 #include <string_view>
 #include <vector>
 
+#include "mhtml/export.hpp"
+
 namespace mhtml::uri {
 
 /// THTML-9.2.1: `name` matches `^[A-Za-z][A-Za-z0-9]{0,7}(\.[A-Za-z0-9]{1,3})?$`.
-bool is_virtual_filename(std::string_view name) noexcept;
+MHTML_EXPORT bool is_virtual_filename(std::string_view name) noexcept;
 
 /// True when the base of `name` (the text before its first `.`) is a Windows device name
 /// in any case: CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9 (`con.txt`, `NUL`, `Lpt1.x`).
 /// Such names are valid by the grammar but cannot be written as files on Windows.
-bool is_windows_reserved_name(std::string_view name) noexcept;
+MHTML_EXPORT bool is_windows_reserved_name(std::string_view name) noexcept;
 
 /// One resource to name: where it came from and its Content-Type field body.
 struct filename_request {
@@ -46,13 +48,14 @@ struct filename_request {
 ///
 /// Names stay valid for fewer than 10^7 requests sharing one base and extension. Each base
 /// and extension keeps its next counter, so many requests with one URL cost linear time.
-std::vector<std::string> make_virtual_filenames(const std::vector<filename_request>& resources);
+MHTML_EXPORT std::vector<std::string> make_virtual_filenames(
+    const std::vector<filename_request>& resources);
 
 /// A 1-3 character extension for a Content-Type (parameters and case ignored), or "" when
 /// none is known: `image/png` -> `png`, `image/jpeg` -> `jpg`, `text/html` -> `htm`,
 /// `application/javascript` -> `js`, .... Types whose usual extension is longer get a
 /// 3-character one (`image/webp` -> `wbp`, `application/json` -> `jsn`, `font/woff` ->
 /// `wof`). `application/octet-stream` gives "" so the URL's own extension is kept.
-std::string_view extension_for_type(std::string_view content_type) noexcept;
+MHTML_EXPORT std::string_view extension_for_type(std::string_view content_type) noexcept;
 
 }  // namespace mhtml::uri

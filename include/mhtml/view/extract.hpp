@@ -42,6 +42,7 @@
 /// `force` (it is then replaced as a whole); `dir` being a symbolic link is refused.
 
 #include "mhtml/archive/aggregate.hpp"
+#include "mhtml/export.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -102,7 +103,7 @@ struct extract_report {
 };
 
 /// Writes the aggregate of `agg` (built over the document being extracted) into `dir`.
-extract_report extract(const archive::aggregate& agg, const std::filesystem::path& dir,
-                       const extract_options& options = {});
+MHTML_EXPORT extract_report extract(const archive::aggregate& agg, const std::filesystem::path& dir,
+                                    const extract_options& options = {});
 
 }  // namespace mhtml::view

@@ -39,6 +39,7 @@
 /// standard output for "-".
 
 #include "mhtml/archive/aggregate.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/view/extract.hpp"
 
 #include <cstdint>
@@ -61,7 +62,7 @@ struct inline_options {
 };
 
 /// 10 times `input_size` plus 64 MiB.
-std::uint64_t default_output_budget(std::uint64_t input_size) noexcept;
+MHTML_EXPORT std::uint64_t default_output_budget(std::uint64_t input_size) noexcept;
 
 struct inline_report {
     std::string root;                    ///< path of the part that is the page
@@ -82,13 +83,14 @@ struct inline_report {
 };
 
 /// Writes the page of `agg` as one HTML file `out` ("-" for standard output).
-inline_report inline_page(const archive::aggregate& agg, const std::filesystem::path& out,
-                          const inline_options& options = {});
+MHTML_EXPORT inline_report inline_page(const archive::aggregate& agg,
+                                       const std::filesystem::path& out,
+                                       const inline_options& options = {});
 
 /// Hands the page of `agg` to `sink` piece by piece (for a caller that writes it somewhere
 /// else: a socket, a database, memory).
-inline_report inline_page(const archive::aggregate& agg,
-                          const std::function<void(std::string_view)>& sink,
-                          const inline_options& options = {});
+MHTML_EXPORT inline_report inline_page(const archive::aggregate& agg,
+                                       const std::function<void(std::string_view)>& sink,
+                                       const inline_options& options = {});
 
 }  // namespace mhtml::view

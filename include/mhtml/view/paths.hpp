@@ -27,27 +27,30 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+
+#include "mhtml/detail/keyed_hash.hpp"
+#include "mhtml/export.hpp"
 
 namespace mhtml::view {
 
 /// The canonical extension (with its dot) for a content type (`image/jpeg` -> `.jpg`,
 /// `text/html` -> `.html`), or "" when none is known. Parameters and case are ignored.
-std::string_view extension_for(std::string_view content_type) noexcept;
+MHTML_EXPORT std::string_view extension_for(std::string_view content_type) noexcept;
 
 /// True when `extension` (with its dot, any case) is a usual one for `content_type`
 /// (`.jpeg` and `.jpg` for image/jpeg, `.htm` and `.html` for text/html).
-bool extension_fits(std::string_view extension, std::string_view content_type) noexcept;
+MHTML_EXPORT bool extension_fits(std::string_view extension,
+                                 std::string_view content_type) noexcept;
 
 /// One path segment made safe (see above); never empty.
-std::string safe_segment(std::string_view raw);
+MHTML_EXPORT std::string safe_segment(std::string_view raw);
 
 /// The relative URL reference from the file `from` to the file `to` (both planner paths),
 /// each segment %-escaped where a URL needs it: `a/b.html` -> `a/c/d.png` gives `c/d.png`,
 /// `a/b.html` -> `e.css` gives `../e.css`.
-std::string relative_url(std::string_view from, std::string_view to);
+MHTML_EXPORT std::string relative_url(std::string_view from, std::string_view to);
 
-class path_planner {
+class MHTML_EXPORT path_planner {
 public:
     /// Takes `path` exactly if it is safe and free (e.g. "index.html", "manifest.json").
     bool reserve(std::string_view path);
@@ -65,7 +68,7 @@ public:
 private:
     std::string take(std::string path, std::string* why = nullptr);  // numbers it until free
     bool is_free(std::string_view lower) const;
-    std::unordered_set<std::string> files_, folders_;  // lower-cased
+    mhtml::detail::keyed_string_set files_, folders_;  // lower-cased
 };
 
 }  // namespace mhtml::view
