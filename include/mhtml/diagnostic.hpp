@@ -138,17 +138,17 @@ struct diagnostic {
 
 /// The `diagnostics_dropped` diagnostic that ends a list capped at `cap`: `count` were
 /// dropped, the worst of severity `worst`, the first at input offset `offset`.
-diagnostic dropped_diagnostics(std::uint64_t count, severity worst, std::uint64_t offset,
-                               std::size_t cap);
+MHTML_EXPORT diagnostic dropped_diagnostics(std::uint64_t count, severity worst,
+                                             std::uint64_t offset, std::size_t cap);
 /// How many diagnostics a `diagnostics_dropped` diagnostic counts; 0 for any other.
-std::uint64_t dropped_count(const diagnostic& d) noexcept;
+MHTML_EXPORT std::uint64_t dropped_count(const diagnostic& d) noexcept;
 /// Appends `d` to `list` while it holds fewer than `cap` diagnostics (a final
 /// `diagnostics_dropped` one not counted); past that, `d` is counted in that final one,
 /// which is added the first time.
-void append_capped(std::vector<diagnostic>& list, diagnostic d, std::size_t cap);
+MHTML_EXPORT void append_capped(std::vector<diagnostic>& list, diagnostic d, std::size_t cap);
 /// Caps a list that was filled without append_capped: the diagnostics past the first `cap`
 /// (other than `diagnostics_dropped` ones, which are merged) are counted in one final
 /// `diagnostics_dropped` diagnostic. A list within its cap is left as it is.
-void cap_diagnostics(std::vector<diagnostic>& list, std::size_t cap);
+MHTML_EXPORT void cap_diagnostics(std::vector<diagnostic>& list, std::size_t cap);
 
 }  // namespace mhtml
