@@ -105,9 +105,17 @@ bool tokenizer::next(token& t) {
         t.foreign = foreign();
         if (in_[pos_] == '<' && opens_markup(pos_)) {
             if (markup(pos_, t)) {
-                if (!xml_ && (t.type == token_type::start_tag || t.type == token_type::end_tag))
-                    enter_or_leave_foreign(t);
-                if (t.type == token_type::start_tag) start_content(t);
+                if (t.type == token_type::start_tag || t.type == token_type::end_tag) {
+                    // Most tags are HTML outside foreign content: only <svg> and <math> matter.
+                    if (!xml_ && !scopes_.empty()) {
+                        enter_or_leave_foreign(t);
+                    } else if (!xml_ && t.type == token_type::start_tag && !t.self_closing &&
+                               (t.name == std::string_view("svg") ||
+                                t.name == std::string_view("math"))) {
+                        scopes_.push_back({false, t.name});
+                    }
+                }
+                if (t.type == token_type::start_tag && !t.foreign) start_content(t);
                 return true;
             }
             continue;  // markup that is no token ("</>", a tag cut by the end)
@@ -367,18 +375,29 @@ void tokenizer::enter_or_leave_foreign(token& t) {
     if ((name == "svg" || name == "math") && !t.self_closing) scopes_.push_back({false, name});
 }
 
-// After a start tag: the element's text is raw (the next token) or markup.
+// After an HTML start tag: the element's text is raw (the next token) or markup.
 void tokenizer::start_content(const token& t) {
-    const std::string& name = t.name;
-    if (t.foreign) return;  // in SVG and MathML every element's content is markup
+    const std::string_view name = t.name;
+    auto is = [&](std::string_view n) { return name.size() == n.size() && name == n; };
     std::size_t end = std::string_view::npos;
-    if (name == "script") {
-        end = script_data_end(pos_);
-    } else if (name == "plaintext") {
-        end = in_.size();
-    } else if (name == "style" || name == "xmp" || name == "iframe" || name == "noembed" ||
-               name == "noframes" || name == "textarea" || name == "title") {
-        end = find_end_tag(pos_, name);
+    switch (name.empty() ? '\0' : name[0]) {  // most tags are none of these: one test
+        case 's':
+            if (is("script")) end = script_data_end(pos_);
+            else if (is("style")) end = find_end_tag(pos_, name);
+            break;
+        case 'p':
+            if (is("plaintext")) end = in_.size();
+            break;
+        case 'x':
+        case 'i':
+        case 'n':
+        case 't':
+            if (is("xmp") || is("iframe") || is("noembed") || is("noframes") || is("textarea") ||
+                is("title"))
+                end = find_end_tag(pos_, name);
+            break;
+        default:
+            break;
     }
     if (end != std::string_view::npos) {
         pending_ = pending::raw_text;
