@@ -136,7 +136,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
         if (archive::document_type_of(p) == archive::document_type::none) continue;
         for (const auto& r : agg.references(p).refs) {
             if (r.kind == html::ref_kind::base) continue;
-            auto res = agg.resolve(p, r.url);
+            auto res = agg.resolve(p, r);
             if (!res.target || res.from_store) continue;
             if (auto leaf = shown_leaf(agg, *res.target)) add(*leaf);
         }
@@ -164,7 +164,7 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
         [&](const html::reference& r) -> std::optional<std::string> {
             if (r.kind == html::ref_kind::base) return std::string();
             if (uri::is_same_document(r.url)) return std::nullopt;
-            archive::resolution res = agg.resolve(p, r.url);
+            archive::resolution res = agg.resolve(p, r);
             if (res.same_document) return std::nullopt;
             if (res.target && !res.from_store) {
                 if (auto leaf = shown_leaf(agg, *res.target)) {

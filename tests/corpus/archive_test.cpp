@@ -63,7 +63,7 @@ TEST(CorpusArchive, EveryPartOfABlinkArchiveIsReachedFromItsRoot) {
                 for (const auto& r : agg.references(p).refs) {
                     if (r.kind == html::ref_kind::base) continue;
                     if (count) ++references;
-                    auto res = agg.resolve(p, r.url);
+                    auto res = agg.resolve(p, r);
                     if (res.target) {
                         if (*res.target != p) targeted.insert(res.target->index());
                         if (found.insert(res.target->index()).second) queue.push_back(*res.target);
