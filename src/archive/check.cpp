@@ -854,6 +854,13 @@ void checker::map_aggregate_diagnostic(const diagnostic& d) {
     }
 }
 
+// A frame document as Blink saves it: Content-ID <frame-...@mhtml.blink>, an HTML part.
+bool is_blink_frame(const mime::part_view& p) {
+    auto id = p.content_id();
+    return id && id->starts_with("frame-") && id->ends_with("@mhtml.blink") &&
+           document_type_of(p) == document_type::html;
+}
+
 void checker::check_related_structures() {
     for (const related_structure& rs : agg_.related()) {
         // THTML-6.2: the root should be HTML (any type is read, MHT-1.1).
@@ -879,6 +886,10 @@ void checker::check_related_structures() {
             if (referenced_[m.index()]) continue;
             if (rs.root.start && *rs.root.start == m) continue;
             if (root_member && *root_member == m) continue;
+            // Blink saves the document of every frame, also of frames it writes without a src
+            // (about:blank ones, frames a script made and filled): nothing can name them, and
+            // Chromium's own view does not show them either. Not a finding.
+            if (agg_.blink() && is_blink_frame(m)) continue;
             add("REL-1.1", finding_level::note, "part_not_referenced", m.path(), m.offset(),
                 cat({m.content_type().essence(), " part ", shown_path(m.path()),
                      " of the multipart/related ", shown_path(rs.part.path()),

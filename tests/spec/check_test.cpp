@@ -599,6 +599,46 @@ p { color: red }
               (lines{"warning THTML-9.3.2 cid_not_found 1", "note REL-1.1 part_not_referenced 2"}));
 }
 
+TEST(Check, REL_1_1_FramesBlinkSavedWithoutSrcAreNotFindings) {
+    // Blink saves the document of every frame; frames without a src (an <iframe> with none, a
+    // frame a script made) are written without one, so nothing names their parts.
+    const char* const text = R"(From: <Saved by Blink>
+Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-1@mhtml.blink>
+Content-Location: http://e.example/
+
+<iframe></iframe><iframe></iframe>
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-2@mhtml.blink>
+
+<p>script-made</p>
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-3@mhtml.blink>
+Content-Location: about:blank
+
+<p>blank</p>
+--b
+Content-Type: image/png
+Content-ID: <frame-4@mhtml.blink>
+
+PNG
+--b--
+)";
+    // Only the part that is no frame document is reported.
+    EXPECT_EQ(check_text(crlf(text)), lines{"note REL-1.1 part_not_referenced 4"});
+    // Anyone else's archive: every unreferenced part is.
+    std::string other = crlf(text);
+    other.replace(other.find("<Saved by Blink>"), 16, "<a@e.example>");
+    EXPECT_EQ(check_text(other),
+              (lines{"note REL-1.1 part_not_referenced 2", "note REL-1.1 part_not_referenced 3",
+                     "note REL-1.1 part_not_referenced 4"}));
+}
+
 TEST(Check, MHT_8_2_3_StyleImportNotFollowed) {
     // A <style> Blink saved as a cid: style sheet: chapter 5 (and Chromium) resolve its
     // relative @import against the cid: label; its url()s Chromium resolves against the page.
