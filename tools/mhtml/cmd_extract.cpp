@@ -93,6 +93,8 @@ int run_extract(const extract_cli_options& o) {
         w.number(r.plugins_blocked);
         w.key("refreshes_disabled");
         w.number(r.refreshes_disabled);
+        w.key("shadow_roots");
+        w.number(r.shadow_roots);
         w.key("file_name_method");
         w.boolean(r.file_name_method);
         write_notices(w, r.notices);

@@ -67,6 +67,8 @@ int run_inline(const inline_cli_options& o) {
             w.number(r.plugins_blocked);
             w.key("refreshes_disabled");
             w.number(r.refreshes_disabled);
+            w.key("shadow_roots");
+            w.number(r.shadow_roots);
             w.key("charset");
             w.string(r.charset);
             w.key("transcoded");
