@@ -123,7 +123,7 @@ TEST(CorpusView, ExtractKeepsEveryByteButTheReferences) {
                     EXPECT_EQ(now.url, "");
                     continue;
                 }
-                auto res = agg.resolve(p, was.url);
+                auto res = agg.resolve(p, was);
                 if (!res.target || res.same_document) continue;
                 auto target = file_of.find(res.target->index());
                 if (target == file_of.end()) continue;  // a non-leaf target (none in the corpus)
