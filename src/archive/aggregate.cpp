@@ -264,12 +264,13 @@ void aggregate::find_style_holders() {
         if (k > 0 && found[k].first == found[k - 1].first) {
             if (found[k].second != style_holders_.back().second) {
                 const mime::part_view sheet = doc_->part(found[k].first);
-                diags_.push_back(make_diag(
-                    severity::note, diag_code::style_element_sheet, sheet, sheet.offset(),
-                    cat({"the style sheet ", sheet.path(), " (", *entities_[found[k].first].location,
-                         ") is linked from part ", doc_->part(found[k].second).path(),
-                         " as well as from part ", doc_->part(style_holders_.back().second).path(),
-                         "; its relative references resolve against the first"})));
+                diags_.push_back(
+                    make_diag(severity::note, diag_code::style_element_sheet, sheet, sheet.offset(),
+                              cat({"the style sheet ", sheet.path(), " (",
+                                   *entities_[found[k].first].location, ") is linked from part ",
+                                   doc_->part(found[k].second).path(), " as well as from part ",
+                                   doc_->part(style_holders_.back().second).path(),
+                                   "; its relative references resolve against the first"})));
             }
             continue;
         }
@@ -278,9 +279,9 @@ void aggregate::find_style_holders() {
 }
 
 std::optional<mime::part_view> aggregate::style_element_holder(const mime::part_view& sheet) const {
-    auto it = std::lower_bound(
-        style_holders_.begin(), style_holders_.end(), sheet.index(),
-        [](const std::pair<std::uint32_t, std::uint32_t>& e, std::uint32_t v) { return e.first < v; });
+    auto it = std::lower_bound(style_holders_.begin(), style_holders_.end(), sheet.index(),
+                               [](const std::pair<std::uint32_t, std::uint32_t>& e,
+                                  std::uint32_t v) { return e.first < v; });
     if (it == style_holders_.end() || it->first != sheet.index()) return std::nullopt;
     return doc_->part(it->second);
 }
@@ -457,7 +458,8 @@ resolution aggregate::resolve_reference(const mime::part_view& from, std::string
     if (!out.target && !out.same_document && !options_.strict && !style_holders_.empty() &&
         !uri::is_absolute(reference)) {
         if (auto holder = style_element_holder(from)) {
-            const bool live = options_.blink_style_imports == aggregate_options::style_imports::live_page;
+            const bool live =
+                options_.blink_style_imports == aggregate_options::style_imports::live_page;
             const std::string& sheet = e.location ? *e.location : b.str();
             if (css_import && !live) {
                 found.push_back(make_diag(
@@ -485,17 +487,21 @@ resolution aggregate::resolve_reference(const mime::part_view& from, std::string
                     out.lenient = true;
                     found.insert(
                         found.begin() + static_cast<std::ptrdiff_t>(note_at),
-                        make_diag(severity::ambiguous, diag_code::matched_after_normalisation, from,
-                        from.offset(),
-                        cat({"'", reference, "' (", css_import ? "@import" : "a reference",
-                             " in the style sheet ", sheet,
-                             ", which Blink made from a <style> element of part ", holder->path(),
-                             ") matches only when resolved against that document's base ", hi.base,
-                             css_import ? ", as the live page resolved it (Chromium's view of the "
-                                          "archive resolves an @import against the sheet's label "
-                                          "and loads nothing)"
-                                        : ", as Chromium resolves it; RFC 2557 resolves it "
-                                          "against the sheet's own label"})));
+                        make_diag(
+                            severity::ambiguous, diag_code::matched_after_normalisation, from,
+                            from.offset(),
+                            cat({"'", reference, "' (", css_import ? "@import" : "a reference",
+                                 " in the style sheet ", sheet,
+                                 ", which Blink made from a <style> element of part ",
+                                 holder->path(),
+                                 ") matches only when resolved against that document's base ",
+                                 hi.base,
+                                 css_import
+                                     ? ", as the live page resolved it (Chromium's view of the "
+                                       "archive resolves an @import against the sheet's label "
+                                       "and loads nothing)"
+                                     : ", as Chromium resolves it; RFC 2557 resolves it "
+                                       "against the sheet's own label"})));
                 }
             }
         }

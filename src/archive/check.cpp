@@ -271,9 +271,10 @@ private:
 class checker {
 public:
     checker(const mime::document& doc, const check_options& options)
-        : doc_(doc), agg_(aggregate::build(doc, aggregate_options{.strict = options.strict,
-                                                         .blink_style_imports =
-                                                             options.blink_style_imports})) {}
+        : doc_(doc),
+          agg_(aggregate::build(
+              doc, aggregate_options{.strict = options.strict,
+                                     .blink_style_imports = options.blink_style_imports})) {}
 
     std::vector<finding> run();
 

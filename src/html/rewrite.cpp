@@ -157,8 +157,9 @@ std::size_t rewrite_to(std::string_view input, std::span<const reference> refs,
 std::string apply_edits(std::string_view input, std::span<const edit> edits) {
     std::string out;
     out.reserve(input.size());
-    (void)rewrite_to(input, {}, [](const reference&) { return std::nullopt; }, edits,
-                     [&](std::string_view piece) { out += piece; });
+    (void)rewrite_to(
+        input, {}, [](const reference&) { return std::nullopt; }, edits,
+        [&](std::string_view piece) { out += piece; });
     return out;
 }
 
@@ -168,8 +169,8 @@ markup_edits find_markup_edits(std::string_view html, const markup_edit_options&
     tokenizer tokens(html);
     token t;
     auto rename = [&](const attribute_view& a, std::string_view to) {
-        out.edits.push_back(
-            {static_cast<std::size_t>(a.name.data() - html.data()), a.name.size(), std::string(to)});
+        out.edits.push_back({static_cast<std::size_t>(a.name.data() - html.data()), a.name.size(),
+                             std::string(to)});
     };
     while (tokens.next(t)) {
         if (t.type != token_type::start_tag || t.foreign) continue;
@@ -181,7 +182,8 @@ markup_edits find_markup_edits(std::string_view html, const markup_edit_options&
             while (!v.empty() && ascii::is_html_space(v.back())) v.remove_suffix(1);
             if (!ascii::iequals(v, "refresh")) continue;
             // "http-equiv" -> "data-equiv": the first four octets, the rest as written
-            out.edits.push_back({static_cast<std::size_t>(equiv->name.data() - html.data()), 4, "data"});
+            out.edits.push_back(
+                {static_cast<std::size_t>(equiv->name.data() - html.data()), 4, "data"});
             ++out.refreshes;
         } else if (options.shadow_roots && t.name == "template") {
             const attribute_view* mode = t.attribute("shadowmode");

@@ -249,11 +249,11 @@ private:
                 !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "refresh"))
                 return;
         }
-        const bool stylesheet_link = t.name == "link" && row.attribute == "href" &&
-                                     kind == ref_kind::resource && [&] {
-                                         const attribute* rel = find_attribute(t, "rel");
-                                         return rel && rel_has(decoded_rel(*rel), "stylesheet");
-                                     }();
+        const bool stylesheet_link =
+            t.name == "link" && row.attribute == "href" && kind == ref_kind::resource && [&] {
+                const attribute* rel = find_attribute(t, "rel");
+                return rel && rel_has(decoded_rel(*rel), "stylesheet");
+            }();
         std::string_view value = decoded_value(attr);
         switch (row.syntax) {
             case value_syntax::srcset:

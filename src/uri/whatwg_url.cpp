@@ -199,8 +199,7 @@ std::optional<std::string> ipv4(std::string_view s) {
         if (numbers[i] > 255) return std::nullopt;
     if (numbers.back() >= (std::uint64_t(1) << (8 * (5 - numbers.size())))) return std::nullopt;
     std::uint64_t address = numbers.back();
-    for (std::size_t i = 0; i + 1 < numbers.size(); ++i)
-        address += numbers[i] << (8 * (3 - i));
+    for (std::size_t i = 0; i + 1 < numbers.size(); ++i) address += numbers[i] << (8 * (3 - i));
     std::string out;
     for (int shift = 24; shift >= 0; shift -= 8) {
         out += std::to_string((address >> shift) & 0xFF);
@@ -376,10 +375,26 @@ public:
 
 private:
     enum class state {
-        scheme_start, scheme, no_scheme, special_relative_or_authority, path_or_authority,
-        relative, relative_slash, special_authority_slashes, special_authority_ignore_slashes,
-        authority, host, port, file, file_slash, file_host, path_start, path, opaque_path,
-        query, fragment
+        scheme_start,
+        scheme,
+        no_scheme,
+        special_relative_or_authority,
+        path_or_authority,
+        relative,
+        relative_slash,
+        special_authority_slashes,
+        special_authority_ignore_slashes,
+        authority,
+        host,
+        port,
+        file,
+        file_slash,
+        file_host,
+        path_start,
+        path,
+        opaque_path,
+        query,
+        fragment
     };
     static constexpr int eof = -1;
     int c(std::ptrdiff_t i) const noexcept {
@@ -653,8 +668,7 @@ std::optional<whatwg_url> whatwg_parser::run() {
                 } else {
                     if (base_ && base_->scheme_ == "file") {
                         url_.host_ = base_->host_;
-                        if (!starts_with_windows_drive_letter(from(i)) &&
-                            !base_->path_.empty() &&
+                        if (!starts_with_windows_drive_letter(from(i)) && !base_->path_.empty() &&
                             normalized_windows_drive_letter(base_->path_[0]))
                             url_.path_.push_back(base_->path_[0]);
                     }

@@ -196,8 +196,7 @@ TEST(BlinkStyle, MHT_8_2_4_StrictAndNonBlinkArchivesResolveByChapter5) {
     auto sagg = aggregate::build(f.doc, strict);
     EXPECT_FALSE(sagg.style_element_holder(f.part("2")));
     EXPECT_FALSE(sagg.resolve(f.part("2"), f.ref(sagg, "2", "img/bg.png")).target);
-    EXPECT_EQ(sagg.resolve(f.part("2"), f.ref(sagg, "2", "img/bg.png")).resolved,
-              "cid:img/bg.png");
+    EXPECT_EQ(sagg.resolve(f.part("2"), f.ref(sagg, "2", "img/bg.png")).resolved, "cid:img/bg.png");
     // The same parts without "Saved by Blink": cid: Content-Locations label nothing
     // (MHT-8.3.1), so no sheet is linked and nothing changes.
     std::string text = crlf(archive_text);

@@ -39,8 +39,7 @@ struct found {
     std::vector<diagnostic> diags;
 };
 
-found find(const index_fixture& f, std::string_view reference, std::string_view base,
-           bool strict) {
+found find(const index_fixture& f, std::string_view reference, std::string_view base, bool strict) {
     found out;
     auto m = f.index->find(reference, *base_uri::make(base), {.strict = strict}, &out.diags);
     out.part = m.part;
@@ -60,12 +59,11 @@ constexpr const char* page = "http://127.0.0.1:8000/dir/page.html";
 TEST(BrowserMatch, MHT_8_2_5_ReferencesAreParsedAsChromiumParsesThem) {
     // Blink labels parts with the URL its parser made; the page and its style sheets keep
     // what the author wrote.
-    index_fixture f({"http://127.0.0.1:8000/dir/img/with%20space.png",
-                     "http://127.0.0.1:8000/dir/img/caf%C3%A9.png",
-                     "http://127.0.0.1:8000/dir/q.png?a%20b|c",
-                     "http://127.0.0.1:8000/dir/q.png?x=%C3%A9%27",
-                     "http://127.0.0.1:8000/a%7Cb.png",
-                     "http://127.0.0.1:8000/dir/x%22y%3Cz%3E.png"});
+    index_fixture f(
+        {"http://127.0.0.1:8000/dir/img/with%20space.png",
+         "http://127.0.0.1:8000/dir/img/caf%C3%A9.png", "http://127.0.0.1:8000/dir/q.png?a%20b|c",
+         "http://127.0.0.1:8000/dir/q.png?x=%C3%A9%27", "http://127.0.0.1:8000/a%7Cb.png",
+         "http://127.0.0.1:8000/dir/x%22y%3Cz%3E.png"});
     struct row {
         const char* reference;
         std::size_t part;
@@ -103,9 +101,10 @@ TEST(BrowserMatch, MHT_8_2_5_LabelsAreParsedAsChromiumParsesThemToo) {
     // Another producer wrote the labels as the page did (raw spaces in an unquoted
     // Content-Location are kept, as Chromium keeps them: REQUIREMENTS E-14's reading); the
     // page here is normalised.
-    index_fixture f({"HTTP://Host.Example:80/dir/caf\xC3\xA9.png", "http://host.example/./q.png?a b",
-                     "img/with space.png", "http://host.example/dir/a|b.png"},
-                    "http://host.example/dir/");
+    index_fixture f(
+        {"HTTP://Host.Example:80/dir/caf\xC3\xA9.png", "http://host.example/./q.png?a b",
+         "img/with space.png", "http://host.example/dir/a|b.png"},
+        "http://host.example/dir/");
     const char* base = "http://host.example/dir/page.html";
     EXPECT_EQ(find(f, "caf%C3%A9.png", base, false).part, 0u);
     EXPECT_EQ(find(f, "/q.png?a%20b", base, false).part, 1u);
@@ -152,7 +151,8 @@ TEST(BrowserMatch, MHT_7_13_AFragmentEqualToALabelsFragmentPicksThatPart) {
     index_fixture f({"http://h.example/x.png#a", "http://h.example/x.png#b",
                      "http://h.example/y.png", "http://h.example/y.png#b"});
     bool duplicate = false;
-    for (const auto& d : f.build_diags) duplicate |= d.code == diag_code::duplicate_content_location;
+    for (const auto& d : f.build_diags)
+        duplicate |= d.code == diag_code::duplicate_content_location;
     EXPECT_TRUE(duplicate);
     const char* base = "http://h.example/";
     struct row {
@@ -182,7 +182,8 @@ TEST(BrowserMatch, MHT_7_13_AFragmentEqualToALabelsFragmentPicksThatPart) {
 }
 
 TEST(BrowserMatch, BrowserKeyIsTheStandardSerializationWithChromiumsPipe) {
-    EXPECT_EQ(browser_key("img/with space.png#f", "http://H:80/d/p"), "http://h/d/img/with%20space.png");
+    EXPECT_EQ(browser_key("img/with space.png#f", "http://H:80/d/p"),
+              "http://h/d/img/with%20space.png");
     EXPECT_EQ(browser_key("a|b?c|d", "http://h/"), "http://h/a%7Cb?c|d");
     EXPECT_EQ(browser_key("x", "this_message:/d/"), "thismessage:/d/x");
     EXPECT_EQ(browser_key("x", "cid:a@b"), std::nullopt);

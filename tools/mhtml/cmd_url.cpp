@@ -135,12 +135,14 @@ int run_resolve_whatwg(const url_options& o) {
     for (auto& ref : read_inputs(o.inputs)) {
         auto url = uri::whatwg_url::parse(ref, &*base);
         std::string href = url ? url->href() : std::string();
-        rep.emit(ref, url ? &href : nullptr, url ? "" : "url_parse_failure",
-                 url ? "" : "the URL Standard's parser returns failure for it (or its host is not ASCII)",
-                 {}, [&](json_writer& w) {
-                     w.key("base");
-                     w.string(base_href);
-                 });
+        rep.emit(
+            ref, url ? &href : nullptr, url ? "" : "url_parse_failure",
+            url ? ""
+                : "the URL Standard's parser returns failure for it (or its host is not ASCII)",
+            {}, [&](json_writer& w) {
+                w.key("base");
+                w.string(base_href);
+            });
     }
     return rep.status();
 }

@@ -48,8 +48,7 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
                                            const archive::aggregate_options& options);
 
 /// Adds --blink-style-imports chromium|live (aggregate_options::blink_style_imports).
-void add_blink_style_imports_option(CLI::App& cmd,
-                                    archive::aggregate_options::style_imports& mode);
+void add_blink_style_imports_option(CLI::App& cmd, archive::aggregate_options::style_imports& mode);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

@@ -50,7 +50,8 @@ struct check_options {
     /// lenient reader finds count as reaching no part.
     bool strict = false;
     /// aggregate_options::blink_style_imports (the CLI's `--blink-style-imports`).
-    aggregate_options::style_imports blink_style_imports = aggregate_options::style_imports::chromium;
+    aggregate_options::style_imports blink_style_imports =
+        aggregate_options::style_imports::chromium;
 };
 
 /// Checks `doc`. Findings are sorted by part path (document order), then offset.

@@ -45,7 +45,7 @@ struct markup_edit_options {
 };
 
 struct markup_edits {
-    std::vector<edit> edits;  ///< sorted by offset, none overlapping, none inside a reference
+    std::vector<edit> edits;       ///< sorted by offset, none overlapping, none inside a reference
     std::size_t shadow_roots = 0;  ///< templates made declarative shadow roots
     std::size_t refreshes = 0;     ///< refreshes disabled
 };

@@ -111,8 +111,8 @@ private:
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
     string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
     string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
-    string_map by_browser_location_;  // browser_key() where it differs from the location key
-    string_map by_fragment_location_;  // labels with a fragment, fragment kept
+    string_map by_browser_location_;      // browser_key() where it differs from the location key
+    string_map by_fragment_location_;     // labels with a fragment, fragment kept
 };
 
 /// The key the browser retry compares: `reference` parsed by the URL Standard's parser

@@ -54,9 +54,7 @@ public:
     /// The path as the serializer writes it (the URL API's `pathname`).
     [[nodiscard]] std::string pathname() const;
     [[nodiscard]] const std::optional<std::string>& query() const noexcept { return query_; }
-    [[nodiscard]] const std::optional<std::string>& fragment() const noexcept {
-        return fragment_;
-    }
+    [[nodiscard]] const std::optional<std::string>& fragment() const noexcept { return fragment_; }
 
 private:
     friend class whatwg_parser;

@@ -141,36 +141,41 @@ TEST(HtmlEdits, BlinkShadowRootTemplatesBecomeDeclarativeShadowRoots) {
         const char* out;
         std::size_t roots;
     };
-    for (const row& r : std::initializer_list<row>{
-             {R"(<div><template shadowmode="open" shadowdelegatesfocus=""><p>x</p></template></div>)",
-              R"(<div><template shadowrootmode="open" shadowrootdelegatesfocus=""><p>x</p></template></div>)",
-              1},
-             {R"(<template shadowmode=closed>)", R"(<template shadowrootmode=closed>)", 1},
-             {R"(<TEMPLATE ShadowMode='open' SHADOWDELEGATESFOCUS>)",
-              R"(<TEMPLATE shadowrootmode='open' shadowrootdelegatesfocus>)", 1},
-             {R"(<template shadowmode="op&#101;n">)", R"(<template shadowrootmode="op&#101;n">)", 1},
-             {R"(<template shadowmode="OPEN">)", R"(<template shadowmode="OPEN">)", 0},
-             {R"(<template shadowmode=" open">)", R"(<template shadowmode=" open">)", 0},
-             {R"(<template shadowmode="bogus">)", R"(<template shadowmode="bogus">)", 0},
-             {R"(<template shadowmode>)", R"(<template shadowmode>)", 0},
-             {R"(<template shadowmode="closed" shadowrootmode="open">)",
-              R"(<template shadowmode="closed" shadowrootmode="open">)", 0},
-             {R"(<template shadowmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)",
-              R"(<template shadowrootmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)", 1},
-             {R"(<template shadowdelegatesfocus shadowmode="open">)",
-              R"(<template shadowrootdelegatesfocus shadowrootmode="open">)", 1},
-             {R"(<div shadowmode="open"></div><template>)", R"(<div shadowmode="open"></div><template>)", 0},
-             // Nested shadow roots, inside the outer template's content.
-             {R"(<template shadowmode="open"><b><template shadowmode="closed"></template></b></template>)",
-              R"(<template shadowrootmode="open"><b><template shadowrootmode="closed"></template></b></template>)",
-              2},
-             // Not markup: foreign content, script data, a comment, an attribute value.
-             {R"(<svg><template shadowmode="open"></template></svg>)",
-              R"(<svg><template shadowmode="open"></template></svg>)", 0},
-             {R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)",
-              R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)", 0},
-             {R"(<p title='<template shadowmode=open>'>)", R"(<p title='<template shadowmode=open>'>)", 0},
-         }) {
+    for (
+        const row& r : std::initializer_list<row>{
+            {R"(<div><template shadowmode="open" shadowdelegatesfocus=""><p>x</p></template></div>)",
+             R"(<div><template shadowrootmode="open" shadowrootdelegatesfocus=""><p>x</p></template></div>)",
+             1},
+            {R"(<template shadowmode=closed>)", R"(<template shadowrootmode=closed>)", 1},
+            {R"(<TEMPLATE ShadowMode='open' SHADOWDELEGATESFOCUS>)",
+             R"(<TEMPLATE shadowrootmode='open' shadowrootdelegatesfocus>)", 1},
+            {R"(<template shadowmode="op&#101;n">)", R"(<template shadowrootmode="op&#101;n">)", 1},
+            {R"(<template shadowmode="OPEN">)", R"(<template shadowmode="OPEN">)", 0},
+            {R"(<template shadowmode=" open">)", R"(<template shadowmode=" open">)", 0},
+            {R"(<template shadowmode="bogus">)", R"(<template shadowmode="bogus">)", 0},
+            {R"(<template shadowmode>)", R"(<template shadowmode>)", 0},
+            {R"(<template shadowmode="closed" shadowrootmode="open">)",
+             R"(<template shadowmode="closed" shadowrootmode="open">)", 0},
+            {R"(<template shadowmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)",
+             R"(<template shadowrootmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)",
+             1},
+            {R"(<template shadowdelegatesfocus shadowmode="open">)",
+             R"(<template shadowrootdelegatesfocus shadowrootmode="open">)", 1},
+            {R"(<div shadowmode="open"></div><template>)",
+             R"(<div shadowmode="open"></div><template>)", 0},
+            // Nested shadow roots, inside the outer template's content.
+            {R"(<template shadowmode="open"><b><template shadowmode="closed"></template></b></template>)",
+             R"(<template shadowrootmode="open"><b><template shadowrootmode="closed"></template></b></template>)",
+             2},
+            // Not markup: foreign content, script data, a comment, an attribute value.
+            {R"(<svg><template shadowmode="open"></template></svg>)",
+             R"(<svg><template shadowmode="open"></template></svg>)", 0},
+            {R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)",
+             R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)",
+             0},
+            {R"(<p title='<template shadowmode=open>'>)",
+             R"(<p title='<template shadowmode=open>'>)", 0},
+        }) {
         SCOPED_TRACE(r.in);
         EXPECT_EQ(shadow_edited(r.in), r.out);
         EXPECT_EQ(find_markup_edits(r.in, {.shadow_roots = true}).shadow_roots, r.roots);
@@ -203,10 +208,10 @@ TEST(HtmlEdits, InsertionsAndOverlapsInRewriteTo) {
     const std::string html = R"(<img src="a.png"><p>)";
     auto refs = scan_html(html).refs;  // "a.png" at 10..15
     std::vector<edit> edits = {{0, 0, "<!--0-->"},
-                               {10, 0, "X"},       // an insertion at a reference: before it
-                               {11, 2, "bad"},     // inside the reference: not applied
-                               {17, 3, "<q>"},     // "<p>" -> "<q>"
-                               {18, 1, "late"},    // overlaps the previous edit: not applied
+                               {10, 0, "X"},     // an insertion at a reference: before it
+                               {11, 2, "bad"},   // inside the reference: not applied
+                               {17, 3, "<q>"},   // "<p>" -> "<q>"
+                               {18, 1, "late"},  // overlaps the previous edit: not applied
                                {html.size(), 0, "!"}};
     std::string out;
     EXPECT_EQ(rewrite_to(

@@ -83,7 +83,11 @@ TEST(WhatwgUrl, PathPercentEncodeSet) {
         {page, "img/with space.png", "http://h.example/dir/img/with%20space.png"},
         {page, "caf\xC3\xA9.png", "http://h.example/dir/caf%C3%A9.png"},
         {page, "a\"b<c>d^e`f{g}h", "http://h.example/dir/a%22b%3Cc%3Ed%5Ee%60f%7Bg%7Dh"},
-        {page, "a\x01" "b\x7f" "c", "http://h.example/dir/a%01b%7Fc"},
+        {page,
+         "a\x01"
+         "b\x7f"
+         "c",
+         "http://h.example/dir/a%01b%7Fc"},
         // Not in the set: kept as they are, '%' and escapes included (never decoded).
         {page, "a|b[c]d'e;f=g@h:i!$&()*+,~", "http://h.example/dir/a|b[c]d'e;f=g@h:i!$&()*+,~"},
         {page, "a%20b%zz%", "http://h.example/dir/a%20b%zz%"},
@@ -159,7 +163,10 @@ TEST(WhatwgUrl, OpaquePaths) {
         {nullptr, "cid:css-1@mhtml.blink", "cid:css-1@mhtml.blink"},
         {nullptr, "mailto:a b", "mailto:a b"},
         {nullptr, "sc:a ?q", "sc:a%20?q"},
-        {nullptr, "sc:a\x01" "b\xC3\xA9", "sc:a%01b%C3%A9"},
+        {nullptr,
+         "sc:a\x01"
+         "b\xC3\xA9",
+         "sc:a%01b%C3%A9"},
         {nullptr, "data:,x y", "data:,x y"},
         // A base with an opaque path takes nothing but a fragment (why Chromium loads no
         // relative @import from a style sheet it labelled cid:css-...@mhtml.blink).
@@ -175,11 +182,11 @@ TEST(WhatwgUrl, HostParserForSpecialSchemes) {
         {nullptr, "http://EX%41MPLE.com/", "http://example.com/"},
         {nullptr, "http://exa mple/", nullptr},  // forbidden host code point
         {nullptr, "http://a<b/", nullptr},
-        {nullptr, "http://a%2Fb/", nullptr},     // decodes to a forbidden one
-        {nullptr, "http://a%zz/", nullptr},      // '%' is a forbidden domain code point
+        {nullptr, "http://a%2Fb/", nullptr},  // decodes to a forbidden one
+        {nullptr, "http://a%zz/", nullptr},   // '%' is a forbidden domain code point
         {nullptr, "http://a\x7f/", nullptr},
-        {nullptr, "http:///x", "http://x/"},     // special authority ignores slashes
-        {nullptr, "http://", nullptr},           // special with an empty host
+        {nullptr, "http:///x", "http://x/"},           // special authority ignores slashes
+        {nullptr, "http://", nullptr},                 // special with an empty host
         {nullptr, "http://ex\xC3\xA9.com/", nullptr},  // not ASCII: UTS #46 not implemented
     });
 }
@@ -196,7 +203,7 @@ TEST(WhatwgUrl, Ipv4AddressesInEveryForm) {
         {nullptr, "http://256.0.0.1/", nullptr},
         {nullptr, "http://1.2.3.256/", nullptr},
         {nullptr, "http://1.2.65535/", "http://1.2.255.255/"},
-        {nullptr, "http://foo.09/", nullptr},    // ends in a number that is not one
+        {nullptr, "http://foo.09/", nullptr},  // ends in a number that is not one
         {nullptr, "http://foo.0x/", nullptr},  // ends in a number, but foo is not one
         {nullptr, "http://0x/", "http://0.0.0.0/"},
         {nullptr, "http://foo.1a/", "http://foo.1a/"},  // does not end in a number
