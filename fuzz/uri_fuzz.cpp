@@ -9,7 +9,8 @@
 /// by extract_header_uri gives the input back; url_parameter words are at most 40
 /// characters and extract to escape_url(input); cid and mid conversions round-trip; what
 /// basic Content-Type <-> URI mapping writes, the closure reads back; generated file names
-/// are valid and distinct.
+/// are valid and distinct; the URL Standard's parser (whatwg_url) gives a serialization that
+/// parses back to itself, and the label index's browser key has no fragment.
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,7 @@
 #include "mhtml/uri/label_index.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/virtual_filename.hpp"
+#include "mhtml/uri/whatwg_url.hpp"
 
 #include "fuzz_check.hpp"
 
@@ -67,6 +69,25 @@ void check_resolution(std::string_view base_text, std::string_view ref) {
         MHTML_CHECK(*compat != target);
         MHTML_CHECK(split_reference(*compat).has_scheme);
     }
+}
+
+// The URL Standard's parser: its serialization is a fixed point, with and without a base.
+void check_whatwg(std::string_view base_text, std::string_view ref) {
+    auto base = whatwg_url::parse(base_text);
+    if (base) {
+        auto again = whatwg_url::parse(base->href());
+        MHTML_CHECK(again && again->href() == base->href());
+    }
+    auto url = whatwg_url::parse(ref, base ? &*base : nullptr);
+    if (!url) return;
+    const std::string href = url->href();
+    auto again = whatwg_url::parse(href);
+    MHTML_CHECK(again && again->href() == href);
+    MHTML_CHECK(href.starts_with(url->href(false)));
+    MHTML_CHECK(url->scheme() == again->scheme());
+    // The browser key is the serialization without fragment, '|' in the path as %7C (it
+    // respells this_message, so it may parse what the standard alone does not, or the reverse).
+    if (auto key = browser_key(ref, base_text)) MHTML_CHECK(key->find('#') == std::string::npos);
 }
 
 void check_header_uri(std::string_view s) {
@@ -213,8 +234,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             if (split == std::string_view::npos) {
                 check_resolution("http://a/b/c/d;p?q", in);
                 check_resolution("thismessage:/", in);
+                check_whatwg("http://a/b/c/d;p?q", in);
+                check_whatwg("thismessage:/", in);
             } else {
                 check_resolution(in.substr(0, split), in.substr(split + 1));
+                check_whatwg(in.substr(0, split), in.substr(split + 1));
             }
             break;
         }

@@ -81,6 +81,7 @@ constexpr std::array code_names{
     "content_base_not_absolute",
     "legacy_method_indicator",
     "matched_in_enclosing_related",
+    "style_element_sheet",
     "multipart_body_decoded",
     "decode_limit",
     "diagnostics_dropped",

@@ -107,6 +107,7 @@ enum class diag_code : std::uint16_t {
     content_base_not_absolute,
     legacy_method_indicator,
     matched_in_enclosing_related,
+    style_element_sheet,
     // multipart structure (continued): REL-2.2 salvage of encoded multiparts
     multipart_body_decoded,
     decode_limit,

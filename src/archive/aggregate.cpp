@@ -241,8 +241,63 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         }
     }
     a.lazy_ = std::make_unique<lazy_bases>(n);
+    if (a.match_.cid_content_location) a.find_style_holders();
     cap_diagnostics(a.diags_, options.max_diagnostics);  // as the parser's, per document
     return a;
+}
+
+// The HTML part that links each style sheet Blink made from a <style> element: a text/css
+// part labelled with a cid: URL, named by a <link rel=stylesheet href="cid:..."> (through the
+// cid: Content-Location match). Only in archives Blink wrote, and only when there is such a
+// sheet: then every HTML part in a related structure is scanned (once; the scan also finds its
+// <base href>).
+void aggregate::find_style_holders() {
+    std::vector<bool> is_sheet(document().size(), false);
+    bool any = false;
+    for (const related_structure& rs : related_)
+        for (const mime::part_view& m : rs.members) {
+            const auto& loc = entities_[m.index()].location;
+            if (loc && uri::is_cid_url(*loc) && document_type_of(m) == document_type::css)
+                any = is_sheet[m.index()] = true;
+        }
+    if (!any) return;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> found;
+    for (std::size_t i = 0; i < document().size(); ++i) {
+        const mime::part_view h = document().part(i);
+        if (entities_[i].related < 0 || document_type_of(h) != document_type::html) continue;
+        for (const html::reference& r : references(h).refs) {
+            if (!r.stylesheet_link || !uri::is_cid_url(r.url)) continue;
+            resolution res = resolve(h, r.url);
+            if (!res.target || !is_sheet[res.target->index()]) continue;
+            found.emplace_back(res.target->index(), static_cast<std::uint32_t>(i));
+        }
+    }
+    std::stable_sort(found.begin(), found.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t k = 0; k < found.size(); ++k) {
+        if (k > 0 && found[k].first == found[k - 1].first) {
+            if (found[k].second != style_holders_.back().second) {
+                const mime::part_view sheet = document().part(found[k].first);
+                diags_.push_back(
+                    make_diag(severity::note, diag_code::style_element_sheet, sheet, sheet.offset(),
+                              cat({"the style sheet ", sheet.path(), " (",
+                                   *entities_[found[k].first].location, ") is linked from part ",
+                                   document().part(found[k].second).path(), " as well as from part ",
+                                   document().part(style_holders_.back().second).path(),
+                                   "; its relative references resolve against the first"})));
+            }
+            continue;
+        }
+        style_holders_.push_back(found[k]);
+    }
+}
+
+std::optional<mime::part_view> aggregate::style_element_holder(const mime::part_view& sheet) const {
+    auto it = std::lower_bound(style_holders_.begin(), style_holders_.end(), sheet.index(),
+                               [](const std::pair<std::uint32_t, std::uint32_t>& e,
+                                  std::uint32_t v) { return e.first < v; });
+    if (it == style_holders_.end() || it->first != sheet.index()) return std::nullopt;
+    return document().part(it->second);
 }
 
 // <base href> of an HTML part (chapter 5 a), resolved against what steps b-e gave; found the
@@ -344,6 +399,16 @@ std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference
 
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
                               std::vector<diagnostic>* diags) const {
+    return resolve_reference(from, reference, false, diags);
+}
+
+resolution aggregate::resolve(const mime::part_view& from, const html::reference& r,
+                              std::vector<diagnostic>* diags) const {
+    return resolve_reference(from, r.url, r.css_import, diags);
+}
+
+resolution aggregate::resolve_reference(const mime::part_view& from, std::string_view reference,
+                                        bool css_import, std::vector<diagnostic>* diags) const {
     resolution out;
     if (uri::is_mid_url(reference)) {
         out.resolved = std::string(reference);
@@ -406,6 +471,59 @@ resolution aggregate::resolve(const mime::part_view& from, std::string_view refe
                                    "' matches only when resolved against the part's own "
                                    "Content-Location, not its base ",
                                    b.str(), " (REQUIREMENTS E-13, L-1)"})));
+            }
+        }
+    }
+    // A style sheet Blink made from a <style> element: Chromium resolves its url()s against
+    // the document that holds the <style>, and its @imports against its own cid: label.
+    if (!out.target && !out.same_document && !options_.strict && !style_holders_.empty() &&
+        !uri::is_absolute(reference)) {
+        if (auto holder = style_element_holder(from)) {
+            const bool live =
+                options_.blink_style_imports == aggregate_options::style_imports::live_page;
+            const std::string& sheet = e.location ? *e.location : b.str();
+            if (css_import && !live) {
+                found.push_back(make_diag(
+                    severity::note, diag_code::style_element_sheet, from, from.offset(),
+                    cat({"'", reference, "' (@import in the style sheet ", sheet,
+                         ", which Blink made from a <style> element of part ", holder->path(),
+                         ") resolves against the sheet's own label, as Chromium resolves it, and "
+                         "names nothing; the live page resolved it against the document (the "
+                         "live_page reading, --blink-style-imports=live)"})));
+            } else {
+                static const uri::base_uri none = uri::base_uri::fictitious();
+                const entity_info& hi = info(*holder);
+                const uri::base_uri& hb = bases_[holder->index()] ? *bases_[holder->index()] : none;
+                // The sheet's own structure, then the enclosing ones, as above. This note
+                // comes before whatever the label index says about the match.
+                const std::size_t note_at = found.size();
+                for (int k = e.related; k >= 0 && !out.target;
+                     k = related_[static_cast<std::size_t>(k)].parent) {
+                    const related_structure& rs = related_[static_cast<std::size_t>(k)];
+                    uri::reference_match m = rs.index.find(reference, hb, match_, &found);
+                    if (k == e.related) out.resolved = m.resolved;
+                    if (m.part) out.target = rs.members[*m.part];
+                }
+                if (out.target) {
+                    out.lenient = true;
+                    found.insert(
+                        found.begin() + static_cast<std::ptrdiff_t>(note_at),
+                        make_diag(
+                            severity::ambiguous, diag_code::matched_after_normalisation, from,
+                            from.offset(),
+                            cat({"'", reference, "' (", css_import ? "@import" : "a reference",
+                                 " in the style sheet ", sheet,
+                                 ", which Blink made from a <style> element of part ",
+                                 holder->path(),
+                                 ") matches only when resolved against that document's base ",
+                                 hi.base,
+                                 css_import
+                                     ? ", as the live page resolved it (Chromium's view of the "
+                                       "archive resolves an @import against the sheet's label "
+                                       "and loads nothing)"
+                                     : ", as Chromium resolves it; RFC 2557 resolves it "
+                                       "against the sheet's own label"})));
+                }
             }
         }
     }

@@ -271,7 +271,10 @@ private:
 class checker {
 public:
     checker(const mime::document& doc, const check_options& options)
-        : doc_(doc), agg_(aggregate::build(doc, aggregate_options{.strict = options.strict})) {}
+        : doc_(doc),
+          agg_(aggregate::build(
+              doc, aggregate_options{.strict = options.strict,
+                                     .blink_style_imports = options.blink_style_imports})) {}
 
     std::vector<finding> run();
 
@@ -617,15 +620,18 @@ void checker::check_references(const mime::part_view& p, const document_text& d)
     for (const html::reference& r : scan.refs) {
         if (r.kind == html::ref_kind::base) continue;
         std::vector<diagnostic> diags;
-        resolution res = agg_.resolve(p, r.url, &diags);
+        resolution res = agg_.resolve(p, r, &diags);
         if (res.same_document) continue;
         const std::uint64_t offset = identity ? p.body_offset() + r.offset : p.body_offset();
         const bool cid = uri::is_cid_url(r.url);
         const std::string where = cat(
             {r.element.empty() ? std::string_view("in a style sheet") : std::string_view(r.element),
              r.attribute.empty() ? "" : " ", r.attribute});
+        bool normalisation_reported = false;  // one per reference, the first (the main reason)
         for (const diagnostic& d : diags) {
             if (d.code == diag_code::matched_after_normalisation) {
+                if (normalisation_reported) continue;
+                normalisation_reported = true;
                 report(cid ? "THTML-9.3.2" : "THTML-9.1.4", finding_level::warning,
                        "matched_after_normalisation", res.resolved, offset,
                        cat({d.message,
@@ -642,6 +648,12 @@ void checker::check_references(const mime::part_view& p, const document_text& d)
                          ") matches no Content-ID, only a part labelled Content-Location: ", r.url,
                          ", which MHT-8.3.1 says labels nothing: Chromium finds that part, RFC "
                          "2557 readers do not. The part should carry Content-ID: <id>"}));
+            } else if (d.code == diag_code::style_element_sheet) {
+                report("MHT-8.2.3", finding_level::note, "style_import_not_followed", res.resolved,
+                       offset,
+                       cat({d.message,
+                            ". Chapter 5 gives the same answer: the sheet's base is its cid: "
+                            "label"}));
             } else if (d.code == diag_code::matched_in_enclosing_related) {
                 report("MHT-7.2", finding_level::note, "matched_in_enclosing_related", res.resolved,
                        offset,
@@ -843,6 +855,13 @@ void checker::map_aggregate_diagnostic(const diagnostic& d) {
     }
 }
 
+// A frame document as Blink saves it: Content-ID <frame-...@mhtml.blink>, an HTML part.
+bool is_blink_frame(const mime::part_view& p) {
+    auto id = p.content_id();
+    return id && id->starts_with("frame-") && id->ends_with("@mhtml.blink") &&
+           document_type_of(p) == document_type::html;
+}
+
 void checker::check_related_structures() {
     for (const related_structure& rs : agg_.related()) {
         // THTML-6.2: the root should be HTML (any type is read, MHT-1.1).
@@ -868,6 +887,10 @@ void checker::check_related_structures() {
             if (referenced_[m.index()]) continue;
             if (rs.root.start && *rs.root.start == m) continue;
             if (root_member && *root_member == m) continue;
+            // Blink saves the document of every frame, also of frames it writes without a src
+            // (about:blank ones, frames a script made and filled): nothing can name them, and
+            // Chromium's own view does not show them either. Not a finding.
+            if (agg_.blink() && is_blink_frame(m)) continue;
             add("REL-1.1", finding_level::note, "part_not_referenced", m.path(), m.offset(),
                 cat({m.content_type().essence(), " part ", shown_path(m.path()),
                      " of the multipart/related ", shown_path(rs.part.path()),

@@ -1,6 +1,7 @@
 #include "mhtml/html/policy.hpp"
 
 #include "mhtml/ascii.hpp"
+#include "mhtml/html/rewrite.hpp"
 #include "mhtml/html/tokenizer.hpp"
 
 #include <algorithm>
@@ -109,23 +110,10 @@ std::string with_xml_declarations(std::string_view xml, std::string_view declara
 }
 
 std::size_t disable_meta_refresh(std::string& html) {
-    std::size_t count = 0;
-    tokenizer tokens(html);
-    token t;
-    std::vector<std::size_t> names;  // offsets of the attribute names to change
-    while (tokens.next(t)) {
-        if (t.type != token_type::start_tag || t.name != "meta") continue;
-        const attribute_view* equiv = t.attribute("http-equiv");
-        if (!equiv) continue;
-        std::string_view v = tokens.value(*equiv);
-        while (!v.empty() && ascii::is_html_space(v.front())) v.remove_prefix(1);
-        while (!v.empty() && ascii::is_html_space(v.back())) v.remove_suffix(1);
-        if (!ascii::iequals(v, "refresh")) continue;
-        names.push_back(static_cast<std::size_t>(equiv->name.data() - html.data()));
-        ++count;
-    }
-    for (std::size_t at : names) html.replace(at, 4, "data");  // "http-equiv" -> "data-equiv"
-    return count;
+    markup_edits found = find_markup_edits(html, {.disable_refresh = true});
+    // Each edit renames "http-equiv" to "data-equiv", which has the same length.
+    for (const edit& e : found.edits) html.replace(e.offset, e.length, e.replacement);
+    return found.refreshes;
 }
 
 }  // namespace mhtml::html

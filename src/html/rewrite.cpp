@@ -1,5 +1,8 @@
 #include "mhtml/html/rewrite.hpp"
 
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/tokenizer.hpp"
+
 namespace mhtml::html {
 
 namespace {
@@ -112,15 +115,94 @@ std::string escape_for(const reference& r, std::string_view url) {
 void rewrite_to(std::string_view input, std::span<const reference> refs,
                 const std::function<std::optional<std::string>(const reference&)>& replace,
                 const std::function<void(std::string_view)>& sink) {
-    std::size_t copied = 0;
+    (void)rewrite_to(input, refs, replace, {}, sink);
+}
+
+std::size_t rewrite_to(std::string_view input, std::span<const reference> refs,
+                       const std::function<std::optional<std::string>(const reference&)>& replace,
+                       std::span<const edit> edits,
+                       const std::function<void(std::string_view)>& sink) {
+    std::size_t copied = 0;  // everything before this has been written or replaced
+    std::size_t skipped = 0;
+    std::size_t e = 0;
+    // The edits that start before `end` (and every insertion at `end` when `at_end`).
+    auto edits_before = [&](std::size_t end, bool at_end) {
+        for (; e < edits.size() && (edits[e].offset < end ||
+                                    (edits[e].offset == end && (at_end || edits[e].length == 0)));
+             ++e) {
+            const edit& x = edits[e];
+            if (x.offset < copied || x.offset + x.length > input.size() ||
+                (x.length > 0 && x.offset + x.length > end && !at_end)) {
+                ++skipped;  // overlaps what is already written, or the reference at `end`
+                continue;
+            }
+            sink(input.substr(copied, x.offset - copied));
+            sink(x.replacement);
+            copied = x.offset + x.length;
+        }
+    };
     for (const reference& r : refs) {
+        edits_before(r.offset, false);
         std::optional<std::string> value = replace(r);
-        if (!value || *value == r.url) continue;
+        if (!value || *value == r.url || r.offset < copied) continue;
         sink(input.substr(copied, r.offset - copied));
         sink(escape_for(r, *value));
         copied = r.offset + r.length;
     }
+    edits_before(input.size(), true);
     sink(input.substr(copied));
+    return skipped;
+}
+
+std::string apply_edits(std::string_view input, std::span<const edit> edits) {
+    std::string out;
+    out.reserve(input.size());
+    (void)rewrite_to(
+        input, {}, [](const reference&) { return std::nullopt; }, edits,
+        [&](std::string_view piece) { out += piece; });
+    return out;
+}
+
+markup_edits find_markup_edits(std::string_view html, const markup_edit_options& options) {
+    markup_edits out;
+    if (!options.shadow_roots && !options.disable_refresh) return out;
+    tokenizer tokens(html);
+    token t;
+    auto rename = [&](const attribute_view& a, std::string_view to) {
+        out.edits.push_back({static_cast<std::size_t>(a.name.data() - html.data()), a.name.size(),
+                             std::string(to)});
+    };
+    while (tokens.next(t)) {
+        if (t.type != token_type::start_tag || t.foreign) continue;
+        if (options.disable_refresh && t.name == "meta") {
+            const attribute_view* equiv = t.attribute("http-equiv");
+            if (!equiv) continue;
+            std::string_view v = tokens.value(*equiv);
+            while (!v.empty() && ascii::is_html_space(v.front())) v.remove_prefix(1);
+            while (!v.empty() && ascii::is_html_space(v.back())) v.remove_suffix(1);
+            if (!ascii::iequals(v, "refresh")) continue;
+            // "http-equiv" -> "data-equiv": the first four octets, the rest as written
+            out.edits.push_back(
+                {static_cast<std::size_t>(equiv->name.data() - html.data()), 4, "data"});
+            ++out.refreshes;
+        } else if (options.shadow_roots && t.name == "template") {
+            const attribute_view* mode = t.attribute("shadowmode");
+            if (!mode || t.attribute("shadowrootmode")) continue;
+            // Chromium's loader takes these two values exactly (observed: "OPEN" and " open"
+            // attach nothing), read as the attribute's value (character references decoded).
+            const std::string v = decode_attribute_value(tokens.value(*mode));
+            if (v != "open" && v != "closed") continue;
+            // In attribute order, so that the edits stay sorted.
+            const attribute_view* focus = t.attribute("shadowdelegatesfocus");
+            if (focus && t.attribute("shadowrootdelegatesfocus")) focus = nullptr;
+            for (const attribute_view& a : t.attributes) {
+                if (&a == mode) rename(a, "shadowrootmode");
+                if (&a == focus) rename(a, "shadowrootdelegatesfocus");
+            }
+            ++out.shadow_roots;
+        }
+    }
+    return out;
 }
 
 std::string rewrite(std::string_view input, std::span<const reference> refs,

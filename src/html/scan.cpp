@@ -105,6 +105,17 @@ bool element_has_uri_attributes(std::string_view element, bool svg) noexcept {
     return false;
 }
 
+bool rel_has(std::string_view rel, std::string_view keyword) {
+    std::size_t i = 0;
+    while (i < rel.size()) {
+        while (i < rel.size() && is_space(rel[i])) ++i;
+        std::size_t start = i;
+        while (i < rel.size() && !is_space(rel[i])) ++i;
+        if (iequals(rel.substr(start, i - start), keyword)) return true;
+    }
+    return false;
+}
+
 bool rel_loads_resource(std::string_view rel) {
     static constexpr std::string_view loading[] = {
         "stylesheet", "icon",     "apple-touch-icon", "apple-touch-icon-precomposed",
@@ -186,6 +197,7 @@ private:
                    : c.form == css_token_form::url_quoted ? value_syntax::css_url_quoted
                                                           : value_syntax::css_string;
         r.css_quote = c.quote;
+        r.css_import = c.import;
     }
 
     // The value of an attribute, decoded, with the map back to raw offsets when it has '&'.
@@ -239,8 +251,7 @@ private:
         ref_kind kind = row.kind;
         if (t.name == "link" && row.attribute == "href") {
             const attribute* rel = find_attribute(t, "rel");
-            std::string rel_value =
-                rel ? std::string(in_.substr(rel->value_offset, rel->value_length)) : "";
+            std::string rel_value = rel ? decoded_rel(*rel) : "";  // character references too
             kind = rel_loads_resource(rel_value) ? ref_kind::resource : ref_kind::navigation;
         }
         if (t.name == "input" && row.attribute == "src") {
@@ -255,6 +266,11 @@ private:
                 !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "refresh"))
                 return;
         }
+        const bool stylesheet_link =
+            t.name == "link" && row.attribute == "href" && kind == ref_kind::resource && [&] {
+                const attribute* rel = find_attribute(t, "rel");
+                return rel && rel_has(decoded_rel(*rel), "stylesheet");
+            }();
         std::string_view value = decoded_value(attr);
         switch (row.syntax) {
             case value_syntax::srcset:
@@ -275,8 +291,13 @@ private:
         while (b > a && is_space(value[b - 1])) --b;
         bool first_base = kind == ref_kind::base && !result_.base;
         add(attr, t.name, row.attribute, kind, value_syntax::attribute, a, b,
-            std::string(value.substr(a, b - a)));
+            std::string(value.substr(a, b - a)))
+            .stylesheet_link = stylesheet_link;
         if (first_base) result_.base = result_.refs.size() - 1;
+    }
+
+    std::string decoded_rel(const attribute& rel) const {
+        return decode_attribute_value(in_.substr(rel.value_offset, rel.value_length));
     }
 
     static std::string_view trimmed(std::string_view s) {
@@ -489,6 +510,7 @@ scan_result scan_style_sheet(std::string_view css) {
                    : c.form == css_token_form::url_quoted ? value_syntax::css_url_quoted
                                                           : value_syntax::css_string;
         r.css_quote = c.quote;
+        r.css_import = c.import;
         result.refs.push_back(std::move(r));
     }
     return result;

@@ -3,6 +3,7 @@
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
+#include "mhtml/uri/whatwg_url.hpp"
 #include "text.hpp"
 
 namespace mhtml::uri {
@@ -22,6 +23,54 @@ std::string_view location_key(std::string_view resolved, std::string& scratch) {
         return scratch;
     }
     return s;
+}
+
+// As location_key, with the fragment kept (the Chromium-style fragment match).
+std::string_view location_key_with_fragment(std::string_view resolved, std::string& scratch) {
+    std::size_t colon = resolved.find(':');
+    if (colon != std::string_view::npos && is_fictitious_scheme(resolved.substr(0, colon)) &&
+        resolved.substr(0, colon) != "thismessage") {
+        scratch = "thismessage";
+        scratch += resolved.substr(colon);
+        return scratch;
+    }
+    return resolved;
+}
+
+// `s` with a fictitious scheme spelled `this_message` (any case) spelled `thismessage`: the
+// URL Standard's scheme state does not take '_', and would read the whole as a path.
+std::string fictitious_respelled(std::string_view s) {
+    reference_parts parts = split_reference(s);
+    if (parts.has_scheme && is_fictitious_scheme(parts.scheme))
+        return "thismessage" + std::string(s.substr(parts.scheme.size()));
+    return std::string(s);
+}
+
+std::optional<whatwg_url> parsed_base(std::string_view base) {
+    return whatwg_url::parse(fictitious_respelled(base));
+}
+
+std::optional<std::string> browser_key_with(std::string_view reference,
+                                            const std::optional<whatwg_url>& base) {
+    if (!base) return std::nullopt;
+    auto url = whatwg_url::parse(fictitious_respelled(reference), &*base);
+    if (!url) return std::nullopt;
+    std::string key = url->href(false);
+    const std::string path = url->pathname();
+    if (url->has_opaque_path() || path.find('|') == std::string::npos) return key;
+    // Chromium writes '|' in a path as %7C (the URL Standard keeps it): both spellings meet.
+    const std::size_t query = url->query() ? url->query()->size() + 1 : 0;
+    const std::size_t at = key.size() - query - path.size();
+    std::string out = key.substr(0, at);
+    for (char c : path) {
+        if (c == '|') {
+            out += "%7C";
+        } else {
+            out += c;
+        }
+    }
+    out += key.substr(at + path.size());
+    return out;
 }
 
 std::string ascii_folded(std::string_view s) {
@@ -88,9 +137,14 @@ void label_index::string_map::grow() {
     slots_ = std::move(bigger);
 }
 
+std::optional<std::string> browser_key(std::string_view reference, std::string_view base) {
+    return browser_key_with(reference, parsed_base(base));
+}
+
 label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
                          std::vector<diagnostic>* diags) {
     locations_.resize(parts.size());
+    const std::optional<whatwg_url> browser_parts_base = parsed_base(parts_base.str());
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const part_labels& p = parts[i];
         if (p.content_id) {
@@ -129,6 +183,12 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
         if (std::string normal = normalize(key); normal != key)
             by_normal_location_.insert(std::move(normal), i);
+        // Labels that differ only by fragment: the fragment-exact match.
+        if (resolved.find('#') != std::string::npos) {
+            std::string fragment_scratch;
+            by_fragment_location_.insert(
+                std::string(location_key_with_fragment(resolved, fragment_scratch)), i);
+        }
         // REQUIREMENTS E-14: a producer that wrote raw spaces into an unquoted
         // Content-Location meant them; the lenient pass also knows that reading.
         std::string_view raw = *p.content_location;
@@ -144,6 +204,19 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                 std::string(
                     location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)),
                 i);
+        }
+        // As a browser reads the label (MHT-8.2.5's browser retry), where that differs from
+        // the location key: Chromium keeps the raw spaces of a Content-Location, so the
+        // spaced reading (E-14) is indexed too.
+        {
+            std::optional<whatwg_url> own_browser_base;
+            if (own) own_browser_base = parsed_base(own->str());
+            const std::optional<whatwg_url>& b = own ? own_browser_base : browser_parts_base;
+            for (const std::string* text : {&spaced, &label}) {
+                if (text == &label && spaced == label) break;
+                std::optional<std::string> browser = browser_key_with(*text, b);
+                if (browser && *browser != key) by_browser_location_.insert(std::move(*browser), i);
+            }
         }
         // REQUIREMENTS L-8: `http:images/x.gif` under an http base, read non-strictly.
         if (auto compat = (own ? *own : parts_base).resolve_same_scheme(label)) {
@@ -226,15 +299,51 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     std::string_view key = location_key(m.resolved, scratch);
     if (auto hit = lookup(by_location_, key)) {
         m.part = *hit;
+        if (options.strict || m.resolved.find('#') == std::string::npos) return m;
+        // Labels that differ only by fragment: the one whose fragment is the reference's.
+        std::string fragment_scratch;
+        const std::size_t* exact =
+            lookup(by_fragment_location_, location_key_with_fragment(m.resolved, fragment_scratch));
+        if (exact && *exact != *hit) {
+            m.part = *exact;
+            m.lenient = true;
+            std::string message = "'";
+            message += reference;
+            message += "': several parts are labelled ";
+            message += key;
+            message +=
+                " with different fragments; picked the one whose label's fragment is the "
+                "reference's, as Chromium does (the strict reading sets fragments aside and takes "
+                "the first, MHT-8.2.4)";
+            report(diags, severity::ambiguous, diag_code::matched_after_normalisation, {},
+                   std::move(message));
+        }
         return m;
     }
     if (options.strict) return m;
     std::string normal = normalize(key);
     const std::size_t* normal_hit = lookup(by_normal_location_, normal);
     if (!normal_hit && normal != key) normal_hit = lookup(by_location_, normal);
+    const std::size_t* browser_hit = nullptr;
+    std::optional<std::string> browser;
+    if (!normal_hit) {
+        browser = browser_key_with(reference, parsed_base(base.str()));
+        if (browser) {
+            const std::size_t* a = lookup(by_browser_location_, *browser);
+            const std::size_t* b = lookup(by_location_, *browser);
+            browser_hit = a && b ? (*a < *b ? a : b) : a ? a : b;  // the first part wins
+        }
+    }
     if (normal_hit) {
         lenient_hit(*normal_hit,
                     "matched after RFC 3986 6.2.2 normalisation (case, %-escapes, dot segments)");
+    } else if (browser_hit) {
+        lenient_hit(*browser_hit,
+                    "matched after parsing the reference and the labels as a browser does (the URL "
+                    "Standard: spaces, quotes and octets above 0x7E %-encoded, host lower-cased, "
+                    "default port dropped, backslashes read as slashes), which is how Chromium "
+                    "looks " +
+                        *browser + " up in an archive");
     } else if (auto spaced = lookup(by_spaced_location_, key)) {
         lenient_hit(*spaced,
                     "matched a Content-Location read with its raw spaces kept (REQUIREMENTS E-14)");

@@ -136,7 +136,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
         if (archive::document_type_of(p) == archive::document_type::none) continue;
         for (const auto& r : agg.references(p).refs) {
             if (r.kind == html::ref_kind::base) continue;
-            auto res = agg.resolve(p, r.url);
+            auto res = agg.resolve(p, r);
             if (!res.target || res.from_store) continue;
             if (auto leaf = shown_leaf(agg, *res.target)) add(*leaf);
         }
@@ -154,17 +154,49 @@ std::string rewrite_references(const archive::aggregate& agg, const mime::part_v
     return out;
 }
 
+namespace {
+
+// The markup edits of a document written with `options`, merged with `insertions`.
+std::vector<html::edit> edits_for(std::string_view text, const rewrite_options& options,
+                                  rewrite_counts& counts, std::span<const html::edit> insertions) {
+    std::vector<html::edit> edits;
+    if (options.html_syntax) {
+        html::markup_edits found = html::find_markup_edits(
+            text, {.shadow_roots = true, .disable_refresh = options.disable_refresh});
+        counts.shadow_roots += found.shadow_roots;
+        counts.refreshes_disabled += found.refreshes;
+        edits = std::move(found.edits);
+    }
+    if (!insertions.empty()) {
+        edits.insert(edits.end(), insertions.begin(), insertions.end());
+        // An insertion goes before an edit at the same offset (stable: the rest keep order).
+        std::stable_sort(edits.begin(), edits.end(), [](const html::edit& a, const html::edit& b) {
+            return a.offset < b.offset || (a.offset == b.offset && a.length == 0 && b.length != 0);
+        });
+    }
+    return edits;
+}
+
+}  // namespace
+
+std::string apply_markup_edits(std::string_view text, const rewrite_options& options,
+                               rewrite_counts& counts) {
+    return html::apply_edits(text, edits_for(text, options, counts, {}));
+}
+
 void rewrite_references_to(const archive::aggregate& agg, const mime::part_view& p,
                            const archive::document_text& d, const local_url& local,
                            const rewrite_options& options, rewrite_counts& counts,
-                           const std::function<void(std::string_view)>& sink) {
+                           const std::function<void(std::string_view)>& sink,
+                           std::span<const html::edit> insertions) {
     const bool offline = options.offline;
+    const std::vector<html::edit> edits = edits_for(d.text, options, counts, insertions);
     html::rewrite_to(
         d.text, d.scan.refs,
         [&](const html::reference& r) -> std::optional<std::string> {
             if (r.kind == html::ref_kind::base) return std::string();
             if (uri::is_same_document(r.url)) return std::nullopt;
-            archive::resolution res = agg.resolve(p, r.url);
+            archive::resolution res = agg.resolve(p, r);
             if (res.same_document) return std::nullopt;
             if (res.target && !res.from_store) {
                 if (auto leaf = shown_leaf(agg, *res.target)) {
@@ -194,7 +226,7 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
             if (!absolute && !fictitious && uri::is_absolute(res.resolved)) return res.resolved;
             return std::nullopt;
         },
-        sink);
+        edits, sink);
 }
 
 std::string content_security_policy(parts_scheme where, bool offline, bool allow_scripts) {
@@ -212,18 +244,15 @@ std::string content_security_policy(parts_scheme where, bool offline, bool allow
     return p;
 }
 
-std::size_t add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
-                             std::string_view policy, bool allow_scripts) {
-    std::size_t refreshes = 0;
+void add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
+                      std::string_view policy) {
     if (html_syntax) {
-        if (!allow_scripts) refreshes = html::disable_meta_refresh(text);
         std::string declarations(charset_meta);
         if (!policy.empty()) declarations += html::policy_meta(policy, false);
         if (!declarations.empty()) text = html::with_html_declarations(text, declarations);
     } else if (!policy.empty()) {
         text = html::with_xml_declarations(text, html::policy_meta(policy, true));
     }
-    return refreshes;
 }
 
 std::string charset_declaration(std::string_view html, std::string_view charset, bool transcoded) {
@@ -234,6 +263,14 @@ std::string charset_declaration(std::string_view html, std::string_view charset,
     out += charset;
     out += "\">";
     return out;
+}
+
+std::string shadow_root_message(std::size_t n) {
+    return cat(std::to_string(n),
+               n == 1 ? " shadow root Blink saved as <template shadowmode> was"
+                      : " shadow roots Blink saved as <template shadowmode> were",
+               " made a declarative shadow root (shadowrootmode), which every browser attaches; "
+               "only Chromium's MHTML loader reads shadowmode");
 }
 
 bool is_text_html(const mime::part_view& p) noexcept {

@@ -3,10 +3,12 @@
 // view needs, and rewriting one document part's references (internal to src/view).
 
 #include "mhtml/archive/aggregate.hpp"
+#include "mhtml/html/rewrite.hpp"
 #include "mhtml/view/extract.hpp"
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +31,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
 
 struct rewrite_counts {
     std::size_t to_parts = 0, external_left = 0, external_removed = 0, plugins_blocked = 0;
+    std::size_t refreshes_disabled = 0, shadow_roots = 0;
 };
 
 /// Where a blocked plugin object points: a scheme that no policy allows.
@@ -42,6 +45,11 @@ struct rewrite_options {
     /// points at `blocked_object_url`, which the policy refuses, so its fallback content
     /// shows, as in Chromium's view of an archive, which runs no plugin.
     bool block_plugins = false;
+    /// The document is read as HTML (a text/html part, or the inlined page whatever its
+    /// root): Blink's shadow-root templates are made standard (html::markup_edit_options).
+    bool html_syntax = false;
+    /// With html_syntax: `<meta http-equiv=refresh>` is disabled (unless scripts are allowed).
+    bool disable_refresh = false;
 };
 
 /// What becomes of a reference that resolved to `target`: the new URL (without the
@@ -51,15 +59,23 @@ using local_url = std::function<std::optional<std::string>(const mime::part_view
 
 /// `d.text` with its references rewritten: to `local(target)` when it gives a URL; else a
 /// relative one made absolute when the part's base is a real URL; else, when offline and a
-/// browser would fetch it on its own (a resource), `data:,`. A `<base href>` is emptied.
+/// browser would fetch it on its own (a resource), `data:,`. A `<base href>` is emptied. With
+/// `options.html_syntax`, in the same pass, Blink's shadow-root templates become declarative
+/// shadow roots and (`disable_refresh`) refreshes are disabled (html::find_markup_edits).
 std::string rewrite_references(const archive::aggregate& agg, const mime::part_view& p,
                                const archive::document_text& d, const local_url& local,
                                const rewrite_options& options, rewrite_counts& counts);
-/// As rewrite_references(), streaming the result to `sink`.
+/// As rewrite_references(), streaming the result to `sink`; `insertions` (sorted, length 0)
+/// are written at their offsets too.
 void rewrite_references_to(const archive::aggregate& agg, const mime::part_view& p,
                            const archive::document_text& d, const local_url& local,
                            const rewrite_options& options, rewrite_counts& counts,
-                           const std::function<void(std::string_view)>& sink);
+                           const std::function<void(std::string_view)>& sink,
+                           std::span<const html::edit> insertions = {});
+
+/// Only the markup edits of rewrite_references() (for a document whose references are kept).
+std::string apply_markup_edits(std::string_view text, const rewrite_options& options,
+                               rewrite_counts& counts);
 
 /// Where an output keeps the archive's parts, which decides what its policy allows.
 enum class parts_scheme { data /* inline: data: URIs */, file /* extract: files */ };
@@ -72,14 +88,16 @@ enum class parts_scheme { data /* inline: data: URIs */, file /* extract: files 
 /// parts' scheme only.
 std::string content_security_policy(parts_scheme where, bool offline, bool allow_scripts);
 
-/// What an output does to a document of `type` before writing it (`text` is already
-/// rewritten): `<meta http-equiv=refresh>` disabled unless `allow_scripts` (HTML syntax);
-/// then `charset_meta` (HTML syntax only) and the policy inserted where they are in force
-/// before anything runs (html/policy.hpp): HTML syntax for text/html and for an inlined
-/// page (an .html file whatever its root), XML syntax for XHTML and SVG documents read on
-/// their own. Returns how many refreshes were disabled.
-std::size_t add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
-                             std::string_view policy, bool allow_scripts);
+/// What an output does to a document before writing it (`text` is already rewritten, its
+/// refreshes disabled): `charset_meta` (HTML syntax only) and the policy inserted where they
+/// are in force before anything runs (html/policy.hpp): HTML syntax for text/html and for an
+/// inlined page (an .html file whatever its root), XML syntax for XHTML and SVG documents
+/// read on their own.
+void add_declarations(std::string& text, bool html_syntax, std::string_view charset_meta,
+                      std::string_view policy);
+
+/// The notice for `n` shadow-root templates made standard.
+std::string shadow_root_message(std::size_t n);
 
 /// `<meta charset="...">` when a browser reading `html` (already rewritten) from a file
 /// would not find `charset` on its own (no BOM or <meta> gives it), else "".

@@ -135,7 +135,6 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
 
     const std::string policy = detail::content_security_policy(
         detail::parts_scheme::file, options.offline, options.allow_scripts);
-    const detail::rewrite_options rewriting{options.offline, !options.allow_scripts};
     std::size_t done = 0;
     for (const mime::part_view& p : parts) {
         extracted_file& f = report.files[file_of.at(p.index())];
@@ -143,10 +142,13 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         const archive::document_type type = archive::document_type_of(p);
         if (type != archive::document_type::none) {
             archive::document_text d = agg.read_document(p);
+            const bool html_syntax = detail::is_text_html(p);
+            const detail::rewrite_options rewriting{options.offline, !options.allow_scripts,
+                                                    html_syntax, !options.allow_scripts};
+            detail::rewrite_counts counts;
             if (report.file_name_method) {
-                content = std::move(d.text);
+                content = detail::apply_markup_edits(d.text, rewriting, counts);
             } else {
-                detail::rewrite_counts counts;
                 const std::string& self = f.file;
                 content = detail::rewrite_references(
                     agg, p, d,
@@ -163,26 +165,27 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
                 report.external_removed += counts.external_removed;
                 report.plugins_blocked += counts.plugins_blocked;
             }
+            report.refreshes_disabled += counts.refreshes_disabled;
+            if (counts.refreshes_disabled)
+                report.notices.push_back(
+                    {f.part, "refresh_disabled",
+                     cat(std::to_string(counts.refreshes_disabled),
+                         " <meta http-equiv=refresh> disabled (renamed data-equiv); "
+                         "--allow-scripts keeps them")});
+            report.shadow_roots += counts.shadow_roots;
+            if (counts.shadow_roots)
+                report.notices.push_back({f.part, "shadow_roots", detail::shadow_root_message(counts.shadow_roots)});
             if (type != archive::document_type::css) {
-                const bool html_syntax = detail::is_text_html(p);
                 const std::string charset_meta =
                     html_syntax ? detail::charset_declaration(content, d.charset, d.transcoded)
                                 : std::string();
-                const std::size_t n = detail::add_declarations(content, html_syntax, charset_meta,
-                                                               policy, options.allow_scripts);
-                report.refreshes_disabled += n;
-                if (n)
-                    report.notices.push_back(
-                        {f.part, "refresh_disabled",
-                         cat(std::to_string(n), " <meta http-equiv=refresh> disabled (renamed "
-                                                "data-equiv); --allow-scripts keeps them")});
+                detail::add_declarations(content, html_syntax, charset_meta, policy);
             }
         } else {
             p.decode_to(content);
             // A generic XML document is shown as a page too, and runs the scripts of any
             // XHTML element in it: it gets the policy as XHTML does.
-            if (is_xml(p))
-                detail::add_declarations(content, false, {}, policy, options.allow_scripts);
+            if (is_xml(p)) detail::add_declarations(content, false, {}, policy);
         }
         if (!out.write(f.file, content, error)) return fail("io_error", error);
         f.size = content.size();

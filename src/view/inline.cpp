@@ -72,30 +72,16 @@ public:
         archive::document_text d = agg_.read_document(root);
         report_.charset = d.transcoded ? "UTF-8" : d.charset;
         report_.transcoded = d.transcoded;
-        if (!options_.allow_scripts) {  // in place: every offset stays valid
-            const std::size_t n = html::disable_meta_refresh(d.text);
-            report_.refreshes_disabled += n;
-            if (n) note(root, "refresh_disabled", refresh_message(n));
-        }
         std::size_t at = html::declaration_point(d.text);
         if (!d.scan.refs.empty()) at = std::min(at, d.scan.refs.front().offset);
-        std::string declarations;
-        if (!report_.charset.empty()) declarations = cat("<meta charset=\"", report_.charset, "\">");
-        declarations += csp_;
-        sink(std::string_view(d.text).substr(0, at));
-        sink(declarations);
-        // The rest, with reference offsets made relative to it.
-        archive::document_text tail;
-        tail.type = d.type;
-        tail.charset = d.charset;
-        tail.transcoded = d.transcoded;
-        tail.text = d.text.substr(at);
-        tail.scan.refs = std::move(d.scan.refs);
-        for (auto& r : tail.scan.refs) r.offset -= at;
+        html::edit declarations{at, 0, {}};
+        if (!report_.charset.empty())
+            declarations.replacement = cat("<meta charset=\"", report_.charset, "\">");
+        declarations.replacement += csp_;
         detail::rewrite_counts counts;
-        detail::rewrite_references_to(agg_, root, tail, local(d.charset), rewriting(), counts,
-                                      sink);
-        add(counts);
+        detail::rewrite_references_to(agg_, root, d, local(d.charset), rewriting(true), counts,
+                                      sink, {&declarations, 1});
+        add(counts, root);
     }
 
 private:
@@ -107,15 +93,19 @@ private:
         };
     }
 
-    detail::rewrite_options rewriting() const {
-        return {options_.offline, !options_.allow_scripts};
+    detail::rewrite_options rewriting(bool html_syntax) const {
+        return {options_.offline, !options_.allow_scripts, html_syntax, !options_.allow_scripts};
     }
 
-    void add(const detail::rewrite_counts& c) {
+    void add(const detail::rewrite_counts& c, const mime::part_view& p) {
         report_.references_inlined += c.to_parts;
         report_.external_left += c.external_left;
         report_.external_removed += c.external_removed;
         report_.plugins_blocked += c.plugins_blocked;
+        report_.refreshes_disabled += c.refreshes_disabled;
+        if (c.refreshes_disabled) note(p, "refresh_disabled", refresh_message(c.refreshes_disabled));
+        report_.shadow_roots += c.shadow_roots;
+        if (c.shadow_roots) note(p, "shadow_roots", detail::shadow_root_message(c.shadow_roots));
     }
 
     void note(const mime::part_view& p, std::string code, std::string message) {
@@ -174,18 +164,15 @@ private:
         detail::rewrite_counts counts;
         std::string text;
         text.reserve(d.text.size());
-        detail::rewrite_references_to(agg_, target, d, local(charset), rewriting(), counts,
+        detail::rewrite_references_to(agg_, target, d, local(charset),
+                                      rewriting(detail::is_text_html(target)), counts,
                                       [&](std::string_view piece) {
                                           check_size(text.size() + piece.size());
                                           text += piece;
                                       });
-        add(counts);
-        if (type != archive::document_type::css) {
-            const std::size_t n = detail::add_declarations(
-                text, detail::is_text_html(target), {}, policy_, options_.allow_scripts);
-            report_.refreshes_disabled += n;
-            if (n) note(target, "refresh_disabled", refresh_message(n));
-        }
+        add(counts, target);
+        if (type != archive::document_type::css)
+            detail::add_declarations(text, detail::is_text_html(target), {}, policy_);
         stack_.pop_back();
         std::string_view mime_type = type == archive::document_type::css   ? "text/css"
                                      : type == archive::document_type::svg ? "image/svg+xml"

@@ -12,7 +12,7 @@ API
     whose message ends with the tail of Chromium's stderr.
 
 ``Browser.render(url, *, scripts=False, full_page=True, timeout=30, evaluate=None,
-fonts=False) -> Rendering``
+fonts=False, capture=False) -> Rendering``
     Opens ``url`` (file:// or loopback only) in a fresh tab: page scripts disabled unless
     ``scripts`` (Chromium never runs the scripts of an MHTML archive anyway), a ``width`` x
     ``height`` viewport at device scale factor 1, hidden scrollbars, prefers-reduced-motion,
@@ -22,7 +22,9 @@ fonts=False) -> Rendering``
     and takes PNG screenshots ``width`` wide and, with ``full_page``, as high as the document
     (at least ``height``, at most ``MAX_HEIGHT``), else ``height`` high, ``SETTLE_SECONDS``
     apart until two in a row are the same (at most ``SETTLE_SHOTS``, else BrowserError:
-    the page "kept changing").
+    the page "kept changing"). With ``capture``, Chromium then saves the page as it is shown
+    as an MHTML archive (``Page.captureSnapshot``, what "Save page as... single file" writes),
+    in ``Rendering.mhtml``; pass ``scripts=True`` for the page to be what its scripts made.
 
 ``Rendering``
     ``png``: the screenshot (bytes).
@@ -40,6 +42,7 @@ fonts=False) -> Rendering``
     ``shots``: how many screenshots it took to get two the same (2 for a still page).
     ``fonts``: with ``fonts=True``, the family names of the system fonts that drew the
     text of the page's own document (CSS.getPlatformFontsForNode).
+    ``mhtml``: with ``capture=True``, the archive Chromium wrote (bytes), else b"".
 
 ``decode_png(data) -> (width, height, rows)``
     8-bit greyscale, grey+alpha, RGB or RGBA, non-interlaced, all five filter types; ``rows``
@@ -143,6 +146,7 @@ class Rendering:
     evaluated: object = None  # the value of render(evaluate=...), taken before the screenshot
     shots: int = 0  # screenshots taken until two in a row were the same
     fonts: list[str] = field(default_factory=list)  # with render(fonts=True)
+    mhtml: bytes = b""  # with render(capture=True)
 
 
 def find_chromium() -> str:
@@ -312,7 +316,7 @@ class Browser:
 
     def render(self, url: str, *, scripts: bool = False, full_page: bool = True,
                timeout: float = 30, evaluate: str | None = None,
-               fonts: bool = False) -> Rendering:
+               fonts: bool = False, capture: bool = False) -> Rendering:
         deadline = time.monotonic() + timeout
 
         def left() -> float:
@@ -417,6 +421,10 @@ class Browser:
                 self.wait_until(lambda: time.monotonic() >= end, left() + 1, "a pause")
             if fonts:
                 result.fonts = self._platform_fonts(session, left())
+            if capture:  # the page as it was just shown; the archive is ASCII (QP, base64)
+                data = self.call("Page.captureSnapshot", {"format": "mhtml"}, session,
+                                 timeout=left())["data"]
+                result.mhtml = data.encode("utf-8")
             for urls, _, cached in requests.values():
                 for url_ in urls:
                     if cached:

@@ -214,6 +214,23 @@ class BrowserTest(unittest.TestCase):
         self.assertEqual(r.network, [])
         self.assertEqual(r.failed, [])
 
+    def test_capture_saves_the_page_as_chromium_does(self):
+        red = chromium.encode_png(40, 30, solid(40, 30, RED))
+        self.write("cap-red.png", red)
+        page = self.write("capture.html", '<!DOCTYPE html><body style="margin:0"><img '
+                          'src="cap-red.png"><p id=p></p><script>document.getElementById("p")'
+                          '.textContent = "by script"</script>')
+        r = self.browser.render(page, scripts=True, capture=True)
+        self.assertEqual(pixel(r.png, 20, 15), RED)
+        archive = r.mhtml.decode()
+        self.assertIn("From: <Saved by Blink>", archive)
+        self.assertIn("Snapshot-Content-Location: " + page, archive)
+        self.assertIn("Content-Location: " + page.replace("capture.html", "cap-red.png"), archive)
+        self.assertIn(base64.b64encode(red).decode()[:40], archive.replace("\r\n", ""))
+        self.assertIn("by script", archive)  # the page as its script left it...
+        self.assertNotIn("<script", archive)  # ...without the script
+        self.assertEqual(self.browser.render(page).mhtml, b"")
+
     def test_mhtml_needs_its_file_name_extension(self):
         r = self.browser.render(self.mhtml_page("page.txt"))
         self.assertNotEqual(pixel(r.png, 30, 35), RED)  # shown as text, not as an archive

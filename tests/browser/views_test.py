@@ -15,6 +15,12 @@ differ only as EXPLAINED below says, and that is checked too:
   missing close delimiter, a header block that ends early, a text/plain-only archive). The
   archive's rendering must be plain white, the other two must show something, and they must
   be identical to each other.
+- "frame_base": Chromium loads a frame of an archive from its cid:frame-... URL, which becomes
+  the frame's base, so the relative references Blink left in the frame (its <style> sheets)
+  name nothing; mhtml resolves them against the frame's Content-Location, which is what the
+  live page showed (tests/browser/blink_test.py compares with the live page). Every differing
+  pixel must lie in the listed boxes, each box must differ, and extracted and inlined must be
+  identical to each other.
 
 Also: opening an `--offline` extraction or inlining makes no request that needs a server
 (Rendering.network is empty), for every Blink archive.
@@ -62,7 +68,11 @@ EXPLAINED = {
     "mhtml2html__iframes.mhtml": ("form_controls", "a search field and a button"),
     "testim__hn.mhtml": ("form_controls", "the search field"),
     "testim__marketwatch.mhtml": ("form_controls", "buttons in the header"),
+    "blink__frames.mhtml": ("frame_base", "the <style> backgrounds of the frame and of the "
+                            "frame inside it"),
 }
+# For "frame_base": the boxes (x0, y0, x1, y1, ends exclusive) where mhtml shows the live page.
+FRAME_BASE_BOXES = {"blink__frames.mhtml": [(8, 8, 28, 28), (52, 8, 72, 28)]}
 
 # The boxes of the form controls of the page (its own; frames keep theirs, and the pages
 # here have none that differ), in page coordinates.
@@ -205,6 +215,18 @@ class ViewsInChromium(unittest.TestCase):
                                               for x0, y0, x1, y1 in boxes)]
                         self.assertEqual(outside[:10], [], f"{label}: {len(outside)} differing "
                                          f"pixels lie outside every form control ({why})")
+                    elif kind == "frame_base":
+                        pixels = differing_pixels(shots["archive"], shots[label])
+                        boxes = FRAME_BASE_BOXES[name]
+                        outside = [(x, y) for x, y in pixels
+                                   if not any(x0 <= x < x1 and y0 <= y < y1
+                                              for x0, y0, x1, y1 in boxes)]
+                        self.assertEqual(outside[:10], [], f"{label}: {len(outside)} differing "
+                                         f"pixels lie outside the listed boxes ({why})")
+                        for x0, y0, x1, y1 in boxes:
+                            self.assertTrue(any(x0 <= x < x1 and y0 <= y < y1 for x, y in pixels),
+                                            f"{label}: box {(x0, y0, x1, y1)} no longer differs: "
+                                            "update EXPLAINED")
                     elif kind == "chromium_blank":
                         self.assertTrue(is_uniform(shots["archive"]), "Chromium shows the "
                                         "archive now: update EXPLAINED")

@@ -55,6 +55,17 @@ TEST(CliUrl, ResolveJsonReportsDiagnostics) {
     EXPECT_EQ(nlohmann::json::parse(l[1])["same_document"], true);
 }
 
+TEST(CliUrl, ResolveWhatwgParsesAsABrowserDoes) {
+    auto r = run({"url", "resolve", "--whatwg", "HTTP://H.Example:80/d/p", "a b.png", "..\\x",
+                  "http://x y/", "q?\xC3\xA9"});
+    EXPECT_EQ(r.status, 1);  // the host with a space fails, and its line is empty
+    EXPECT_EQ(lines(r.out),
+              (std::vector<std::string>{"http://h.example/d/a%20b.png", "http://h.example/x", "",
+                                        "http://h.example/d/q?%C3%A9"}));
+    EXPECT_EQ(run({"url", "resolve", "--whatwg", "not a url", "x"}).status, 2);
+    EXPECT_EQ(run({"url", "resolve", "--whatwg", "--normalize", "http://h/", "x"}).status, 2);
+}
+
 TEST(CliUrl, RelativeBaseIsAUsageError) {
     EXPECT_EQ(run({"url", "resolve", "images/", "a.gif"}).status, 2);
 }

@@ -5,7 +5,10 @@
 //    One exception, seen in the corpus: Blink saves the document of every frame of the page,
 //    also frames whose element has no src (a script wrote them), so nothing references
 //    those; each frame document (Content-ID <frame-...@mhtml.blink>) is therefore scanned
-//    as a document of its own, and only the other parts must be found;
+//    as a document of its own, and only the other parts must be found. A style sheet Blink
+//    made from a <style> (labelled cid:css-...) is read with the base of the document that
+//    links it, as the live page read the <style> (its @imports too, which Chromium's view
+//    of the archive does not follow: the parts are there because the page used them);
 //  * on every HTML and CSS part of every corpus file, a rewrite that changes nothing is the
 //    identity, and a rewrite of every reference to X scans back as X.
 #include "mhtml/html/rewrite.hpp"
@@ -20,6 +23,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -72,6 +76,8 @@ TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
         uri::label_index index(labels, uri::base_uri::fictitious());
 
         // From the root and every frame document: every document part found is scanned.
+        // A <style> sheet (a cid: label) takes the base of the document that found it.
+        std::map<std::size_t, uri::base_uri> style_base;
         std::set<std::size_t> found = {0};
         std::vector<std::size_t> queue = {0};
         std::set<std::size_t> frames;
@@ -92,13 +98,18 @@ TEST(CorpusHtmlRefs, EveryPartOfAChromiumPageIsReferenced) {
             auto result = scan(t, body);
             auto own = index.location(i) ? uri::base_uri::make(*index.location(i)) : std::nullopt;
             uri::base_uri base = own ? *own : uri::base_uri::fictitious();
+            if (auto s = style_base.find(i); s != style_base.end()) base = s->second;
             if (result.base)
                 if (auto b = uri::base_uri::make(base.resolve(result.refs[*result.base].url)))
                     base = *b;
             for (const auto& r : result.refs) {
                 auto m =
                     index.find(r.url, base, {.cid_content_location = true});  // Blink's cid: labels
-                if (m.part && found.insert(*m.part).second) queue.push_back(*m.part);
+                if (!m.part || !found.insert(*m.part).second) continue;
+                queue.push_back(*m.part);
+                if (r.stylesheet_link && locations[*m.part] &&
+                    locations[*m.part]->starts_with("cid:"))
+                    style_base.emplace(*m.part, base);
             }
         }
         for (std::size_t i = 1; i < children.size(); ++i) {

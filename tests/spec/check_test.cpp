@@ -599,6 +599,90 @@ p { color: red }
               (lines{"warning THTML-9.3.2 cid_not_found 1", "note REL-1.1 part_not_referenced 2"}));
 }
 
+TEST(Check, REL_1_1_FramesBlinkSavedWithoutSrcAreNotFindings) {
+    // Blink saves the document of every frame; frames without a src (an <iframe> with none, a
+    // frame a script made) are written without one, so nothing names their parts.
+    const char* const text = R"(From: <Saved by Blink>
+Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-1@mhtml.blink>
+Content-Location: http://e.example/
+
+<iframe></iframe><iframe></iframe>
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-2@mhtml.blink>
+
+<p>script-made</p>
+--b
+Content-Type: text/html; charset=utf-8
+Content-ID: <frame-3@mhtml.blink>
+Content-Location: about:blank
+
+<p>blank</p>
+--b
+Content-Type: image/png
+Content-ID: <frame-4@mhtml.blink>
+
+PNG
+--b--
+)";
+    // Only the part that is no frame document is reported.
+    EXPECT_EQ(check_text(crlf(text)), lines{"note REL-1.1 part_not_referenced 4"});
+    // Anyone else's archive: every unreferenced part is.
+    std::string other = crlf(text);
+    other.replace(other.find("<Saved by Blink>"), 16, "<a@e.example>");
+    EXPECT_EQ(check_text(other),
+              (lines{"note REL-1.1 part_not_referenced 2", "note REL-1.1 part_not_referenced 3",
+                     "note REL-1.1 part_not_referenced 4"}));
+}
+
+TEST(Check, MHT_8_2_3_StyleImportNotFollowed) {
+    // A <style> Blink saved as a cid: style sheet: chapter 5 (and Chromium) resolve its
+    // relative @import against the cid: label; its url()s Chromium resolves against the page.
+    const std::string text = crlf(R"(From: <Saved by Blink>
+Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html; charset=utf-8
+Content-Location: http://e.example/page.html
+
+<link rel="stylesheet" href="cid:css-1@mhtml.blink">
+--b
+Content-Type: text/css; charset=utf-8
+Content-Location: cid:css-1@mhtml.blink
+
+@import "imp.css"; .a { background: url(a.png) }
+--b
+Content-Type: text/css; charset=utf-8
+Content-Location: http://e.example/imp.css
+
+.i {}
+--b
+Content-Type: image/png
+Content-Location: http://e.example/a.png
+
+PNG
+--b--
+)");
+    EXPECT_EQ(check_text(text), (lines{"warning THTML-9.3.2 cid_matched_content_location 1",
+                                       "note MHT-8.2.3 style_import_not_followed 2",
+                                       "warning THTML-9.1.4 matched_after_normalisation 2",
+                                       "note REL-1.1 part_not_referenced 3"}));
+    check_options live;
+    live.blink_style_imports = aggregate_options::style_imports::live_page;
+    EXPECT_EQ(check_text(text, live), (lines{"warning THTML-9.3.2 cid_matched_content_location 1",
+                                             "warning THTML-9.1.4 matched_after_normalisation 2",
+                                             "warning THTML-9.1.4 matched_after_normalisation 2"}));
+    check_options strict;
+    strict.strict = true;
+    EXPECT_EQ(check_text(text, strict),
+              (lines{"warning THTML-9.3.2 cid_not_found 1", "note REL-1.1 part_not_referenced 2",
+                     "note REL-1.1 part_not_referenced 3", "note REL-1.1 part_not_referenced 4"}));
+}
+
 TEST(Check, THTML_9_1_4_MatchedAfterNormalisation) {
     auto f = check_text(crlf(R"(Content-Type: multipart/related; boundary="b"; type="text/html"
 

@@ -19,6 +19,7 @@ struct check_options {
     std::string file;
     bool json = false;
     bool strict = false;
+    archive::aggregate_options::style_imports blink_style_imports{};
     parse_limits limits;
 };
 
@@ -47,6 +48,7 @@ int run_check(const check_options& o) {
     const mime::document doc = mime::document::parse(std::move(in), po);
     archive::check_options co;
     co.strict = o.strict;
+    co.blink_style_imports = o.blink_style_imports;
     const std::vector<archive::finding> findings = archive::check(doc, co);
     const archive::finding_counts counts = archive::count_levels(findings);
 
@@ -132,6 +134,7 @@ runner add_check_command(CLI::App& app) {
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches (references "
                   "only a lenient reader finds then reach no part)");
+    add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Each line: LEVEL REQUIREMENT code part PATH @OFFSET: explanation, sorted by part, then "

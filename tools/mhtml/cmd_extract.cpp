@@ -23,11 +23,15 @@ struct extract_cli_options {
     std::string part;
     bool keep_names = false, offline = false, allow_scripts = false, force = false, json = false,
          strict = false;
+    archive::aggregate_options::style_imports blink_style_imports{};
     parse_limits limits;
 };
 
 int run_extract(const extract_cli_options& o) {
-    auto opened = open_archive("extract", o.file, o.limits, o.strict);
+    archive::aggregate_options ao;
+    ao.strict = o.strict;
+    ao.blink_style_imports = o.blink_style_imports;
+    auto opened = open_archive("extract", o.file, o.limits, ao);
     if (!opened) return exit_usage;
     const archive::aggregate& agg = opened->agg;
 
@@ -89,6 +93,8 @@ int run_extract(const extract_cli_options& o) {
         w.number(r.plugins_blocked);
         w.key("refreshes_disabled");
         w.number(r.refreshes_disabled);
+        w.key("shadow_roots");
+        w.number(r.shadow_roots);
         w.key("file_name_method");
         w.boolean(r.file_name_method);
         write_notices(w, r.notices);
@@ -155,6 +161,7 @@ runner add_extract_command(CLI::App& app) {
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
     cmd->add_flag("--json", o->json, "print the result as JSON (files, counts, notices)");
+    add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Every part the page uses is written under the folder at host/path of its URL (cid/ID\n"

@@ -22,11 +22,15 @@ struct inline_cli_options {
     std::string part;
     bool offline = false, allow_scripts = false, json = false, strict = false;
     std::uint64_t max_output = 0;
+    archive::aggregate_options::style_imports blink_style_imports{};
     parse_limits limits;
 };
 
 int run_inline(const inline_cli_options& o) {
-    auto opened = open_archive("inline", o.file, o.limits, o.strict);
+    archive::aggregate_options ao;
+    ao.strict = o.strict;
+    ao.blink_style_imports = o.blink_style_imports;
+    auto opened = open_archive("inline", o.file, o.limits, ao);
     if (!opened) return exit_usage;
     const archive::aggregate& agg = opened->agg;
 
@@ -63,6 +67,8 @@ int run_inline(const inline_cli_options& o) {
             w.number(r.plugins_blocked);
             w.key("refreshes_disabled");
             w.number(r.refreshes_disabled);
+            w.key("shadow_roots");
+            w.number(r.shadow_roots);
             w.key("charset");
             w.string(r.charset);
             w.key("transcoded");
@@ -115,6 +121,7 @@ runner add_inline_command(CLI::App& app) {
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
     cmd->add_flag("--json", o->json, "print the summary as JSON");
+    add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Images, fonts, style sheets (with their own url()s) and frames that the archive holds\n"

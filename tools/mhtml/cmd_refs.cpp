@@ -22,6 +22,7 @@ struct refs_options {
     bool html = false;
     bool archive = false;
     bool strict = false;
+    archive::aggregate_options::style_imports blink_style_imports{};
     bool json = false;
     std::string base;
     bool use_document_base = true;
@@ -83,6 +84,7 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
     auto doc = mime::document::parse(std::move(in));
     archive::aggregate_options options;
     options.strict = o.strict;
+    options.blink_style_imports = o.blink_style_imports;
     auto agg = archive::aggregate::build(doc, options);
     std::string out;
     json_writer w(out);
@@ -104,7 +106,7 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
                 res.resolved =
                     agg.info(p).has_html_base && scan.base == i ? agg.info(p).base : r.url;
             } else {
-                res = agg.resolve(p, r.url);
+                res = agg.resolve(p, r);
             }
             ++total;
             if (res.target) {
@@ -247,6 +249,7 @@ runner add_refs_command(CLI::App& app) {
         "the input is a MIME archive (the default when it starts with a MIME header block)");
     cmd->add_flag("--strict", o->strict,
                   "archives: match references to parts as RFC 2557 says, no retries");
+    add_blink_style_imports_option(*cmd, o->blink_style_imports);
     cmd->add_flag(
         "--json", o->json,
         "a JSON array of {kind, element, attribute, offset, length, raw, url, syntax[, resolved]}");

@@ -40,10 +40,14 @@ struct opened_archive {
     archive::aggregate agg;
 };
 
-/// open_input, parse with `limits`, build the aggregate (`strict`: no retries); nullopt after
+/// open_input, parse with `limits`, build the aggregate with `options`; nullopt after
 /// open_input has said why.
 std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
-                                           const parse_limits& limits, bool strict);
+                                           const parse_limits& limits,
+                                           const archive::aggregate_options& options);
+
+/// Adds --blink-style-imports chromium|live (aggregate_options::blink_style_imports).
+void add_blink_style_imports_option(CLI::App& cmd, archive::aggregate_options::style_imports& mode);
 
 /// Adds --max-depth, --max-parts, --max-header-bytes, --max-line-length.
 void add_limit_options(CLI::App& cmd, parse_limits& limits);

@@ -1,6 +1,7 @@
 // mhtml: the command-line tool. One subcommand per cmd_<verb>.cpp.
 
 #include <iostream>
+#include <map>
 
 #include "commands.hpp"
 #include "mhtml/version.hpp"
@@ -17,17 +18,29 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
 }
 
 std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
-                                           const parse_limits& limits, bool strict) {
+                                           const parse_limits& limits,
+                                           const archive::aggregate_options& options) {
     auto in = open_input(command, file);
     if (!in) return std::nullopt;
     mime::parse_options po;
     po.limits = limits;
     mime::document doc = mime::document::parse(std::move(*in), po);
-    archive::aggregate_options ao;
-    ao.strict = strict;
+    archive::aggregate_options ao = options;
     ao.max_diagnostics = limits.max_diagnostics;
     archive::aggregate agg = archive::aggregate::build(doc, ao);
     return opened_archive{std::move(doc), std::move(agg)};
+}
+
+void add_blink_style_imports_option(CLI::App& cmd,
+                                    archive::aggregate_options::style_imports& mode) {
+    using imports = archive::aggregate_options::style_imports;
+    const std::map<std::string, imports> names{{"chromium", imports::chromium},
+                                               {"live", imports::live_page}};
+    cmd.add_option("--blink-style-imports", mode,
+                   "a relative @import in a style sheet Blink made from a <style> element: "
+                   "'chromium' (default) leaves it unresolved, as Chromium's view of the archive "
+                   "does; 'live' resolves it against the page, as the live page did")
+        ->transform(CLI::CheckedTransformer(names, CLI::ignore_case));
 }
 
 void add_limit_options(CLI::App& cmd, parse_limits& limits) {

@@ -24,6 +24,16 @@
 /// `strict`, a miss in a part whose resolved Content-Location differs from its base (a
 /// relative Content-Location, REQUIREMENTS E-13; a Content-Base beside an absolute
 /// Content-Location, L-1) is retried with the resolved Content-Location as base (ambiguous).
+///
+/// Style sheets Blink made from `<style>` elements: Blink saves the rules of a `<style>` as a
+/// part labelled `Content-Location: cid:css-...@mhtml.blink` and links it from the document
+/// with `<link rel=stylesheet href="cid:css-...">`. Chromium resolves the sheet's `url()`s
+/// against the document that holds the `<style>` (its base URI, `<base href>` included), as the
+/// live page did; chapter 5 resolves them against the `cid:` label, where they name nothing.
+/// Unless `strict`, in an archive Blink wrote, a relative reference in such a sheet that misses
+/// is resolved against the holding document's base (ambiguous). `@import` differs: Chromium
+/// resolves it against the sheet's own `cid:` URL, so a relative one loads nothing (an absolute
+/// one loads); `aggregate_options::blink_style_imports` chooses between that and the live page.
 
 #include "mhtml/archive/root.hpp"
 #include "mhtml/detail/keyed_hash.hpp"
@@ -69,6 +79,12 @@ struct aggregate_options {
     /// Diagnostics kept (parse_limits::max_diagnostics): past it, one final
     /// `diagnostics_dropped` counts the rest.
     std::size_t max_diagnostics = parse_limits{}.max_diagnostics;
+    /// A relative `@import` in a style sheet Blink made from a `<style>` element (see above):
+    /// `chromium` resolves it against the sheet's `cid:` label, as Chromium's view of the
+    /// archive does (it names nothing and the imported sheet is not used, reported as
+    /// `style_element_sheet`); `live_page` against the document that holds the `<style>`,
+    /// as the live page did (`mhtml extract|inline --blink-style-imports=live`).
+    enum class style_imports { chromium, live_page } blink_style_imports = style_imports::chromium;
 };
 
 /// What the layer knows about one entity.
@@ -157,6 +173,18 @@ public:
     /// Resolves `reference`, found in the body of `from`.
     [[nodiscard]] resolution resolve(const mime::part_view& from, std::string_view reference,
                                      std::vector<diagnostic>* diags = nullptr) const;
+    /// Resolves a reference the scanner found in `from` (as above; it also knows whether the
+    /// reference is a CSS `@import`, which a style sheet Blink made from a `<style>` element
+    /// resolves differently).
+    [[nodiscard]] resolution resolve(const mime::part_view& from, const html::reference& r,
+                                     std::vector<diagnostic>* diags = nullptr) const;
+
+    /// The HTML document whose `<link rel=stylesheet>` names `sheet`, when `sheet` is a style
+    /// sheet Blink made from a `<style>` element (a text/css part labelled with a `cid:` URL in
+    /// an archive Blink wrote); nullopt otherwise, and always with `strict`. Found when the
+    /// aggregate is built: in such an archive, the HTML parts are scanned then.
+    [[nodiscard]] std::optional<mime::part_view> style_element_holder(
+        const mime::part_view& sheet) const;
 
     /// The references in a document part (HTML, CSS, SVG), decoded from its body. A part in
     /// ISO-2022-JP or UTF-16 is transcoded to UTF-8 first (its octets are not ASCII-based),
@@ -176,6 +204,9 @@ private:
     void ensure_html_base(std::size_t i) const;
     void apply_html_base(std::size_t i, const html::scan_result& scan) const;
     std::optional<mime::part_view> resolve_mid(std::string_view reference, bool& from_store) const;
+    resolution resolve_reference(const mime::part_view& from, std::string_view reference,
+                                 bool css_import, std::vector<diagnostic>* diags) const;
+    void find_style_holders();
 
     aggregate();
     // entities_[i] and bases_[i] gain an HTML part's <base href> on first use
@@ -192,6 +223,9 @@ private:
     mhtml::detail::keyed_string_map<std::uint32_t> ids_in_message_;
     std::optional<std::string> snapshot_;
     std::vector<diagnostic> diags_;
+    // Style sheets Blink made from <style> elements -> the HTML part linking each, by entity
+    // index, sorted by sheet.
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> style_holders_;
 };
 
 }  // namespace mhtml::archive

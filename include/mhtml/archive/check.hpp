@@ -16,6 +16,7 @@
 /// check is linear in the size of the message.
 
 #include "mhtml/export.hpp"
+#include "mhtml/archive/aggregate.hpp"
 #include "mhtml/mime/document.hpp"
 
 #include <cstddef>
@@ -49,6 +50,9 @@ struct check_options {
     /// matches (aggregate_options::strict, the CLI's `--strict`): references that only a
     /// lenient reader finds count as reaching no part.
     bool strict = false;
+    /// aggregate_options::blink_style_imports (the CLI's `--blink-style-imports`).
+    aggregate_options::style_imports blink_style_imports =
+        aggregate_options::style_imports::chromium;
 };
 
 /// Checks `doc`. Findings are sorted by part path (document order), then offset.

@@ -64,6 +64,8 @@ struct reference {
     bool in_attribute = false;  ///< inside an attribute value (character references apply)
     bool raw_text = false;      ///< inside a <style> element (its text must not contain "</style")
     char list_separator = 0;    ///< for list_item: ' ' or ','
+    bool css_import = false;    ///< the URL of a CSS @import rule
+    bool stylesheet_link = false;  ///< the href of a <link> whose rel has "stylesheet"
 };
 
 struct scan_result {

@@ -11,12 +11,20 @@
 /// every reference of an archive is linear in the number of references.
 ///
 /// Unless `strict` is set, a miss is retried: locations after RFC 3986 §6.2.2
-/// normalisation, then an unquoted Content-Location read with its raw spaces kept
-/// (REQUIREMENTS E-14), then labels and references like `http:g` read with RFC 3986's
-/// non-strict "same scheme" rule (§5.4.2, REQUIREMENTS L-3, L-8); ids case-insensitively and, for a
-/// `cid:` URL with `%`, undecoded (RFC 2392's printed example). A hit found this way is reported
+/// normalisation, then both the reference and the labels parsed as a browser parses them
+/// (the URL Standard, uri/whatwg_url.hpp: what Chromium does before it looks a URL up in an
+/// archive, so `img/with space.png` finds `img/with%20space.png`), then an unquoted
+/// Content-Location read with its raw spaces kept (REQUIREMENTS E-14), then labels and
+/// references like `http:g` read with RFC 3986's non-strict "same scheme" rule (§5.4.2,
+/// REQUIREMENTS L-3, L-8); ids case-insensitively and, for a `cid:` URL with `%`, undecoded
+/// (RFC 2392's printed example). A hit found this way is reported
 /// `matched_after_normalisation` with severity `ambiguous`. A separate, documented compatibility
 /// match covers the cid: Content-Locations Chromium writes (match_options::cid_content_location).
+///
+/// Fragments: labels that differ only by their fragment are one label for the strict match
+/// (the first part wins, reported as a duplicate). Unless `strict`, a reference whose fragment
+/// equals one of those labels' fragments exactly picks that part, as Chromium, which compares
+/// fragments too, does (reported `ambiguous` when that is not the first part).
 
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/export.hpp"
@@ -104,6 +112,15 @@ private:
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
     string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
     string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
+    string_map by_browser_location_;      // browser_key() where it differs from the location key
+    string_map by_fragment_location_;     // labels with a fragment, fragment kept
 };
+
+/// The key the browser retry compares: `reference` parsed by the URL Standard's parser
+/// against `base` (uri/whatwg_url.hpp), serialized without its fragment; the fictitious
+/// scheme is spelled `thismessage` on the way in, and a `|` in the path is written `%7C`, as
+/// Chromium writes it (the URL Standard keeps it; Chromium's labels have `%7C`). nullopt
+/// where the parser fails (a relative reference against `cid:x`, a bad host or port).
+std::optional<std::string> browser_key(std::string_view reference, std::string_view base);
 
 }  // namespace mhtml::uri

@@ -93,7 +93,8 @@ struct extract_report {
     std::size_t external_removed = 0;      ///< offline: pointed at nothing
     std::size_t plugins_blocked = 0;       ///< object/embed of plugin content pointed at nothing
     std::size_t refreshes_disabled = 0;    ///< <meta http-equiv=refresh> made inert
-    bool file_name_method = false;         ///< the virtual file-name method: nothing rewritten
+    std::size_t shadow_roots = 0;   ///< Blink's <template shadowmode> made declarative shadow roots
+    bool file_name_method = false;  ///< the virtual file-name method: nothing rewritten
     std::vector<notice> notices;
     /// Empty on success; else a stable code ("dir_not_empty", "dir_is_link", "no_such_part",
     /// "io_error", ...) and a message saying why. Nothing is left in or next to `dir` then.

@@ -73,9 +73,10 @@ struct inline_report {
     std::size_t external_removed = 0;    ///< offline: pointed at nothing
     std::size_t plugins_blocked = 0;     ///< object/embed of plugin content pointed at nothing
     std::size_t refreshes_disabled = 0;  ///< <meta http-equiv=refresh> made inert
-    std::string charset;                 ///< the page's charset as written (WHATWG name)
-    bool transcoded = false;             ///< the page was transcoded to UTF-8
-    std::uint64_t size = 0;              ///< octets written
+    std::size_t shadow_roots = 0;  ///< Blink's <template shadowmode> made declarative shadow roots
+    std::string charset;           ///< the page's charset as written (WHATWG name)
+    bool transcoded = false;       ///< the page was transcoded to UTF-8
+    std::uint64_t size = 0;        ///< octets written
     std::vector<notice> notices;
     std::string error_code;  ///< empty on success ("no_such_part", "output_too_large", "io_error")
     std::string error;

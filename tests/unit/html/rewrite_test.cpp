@@ -125,3 +125,102 @@ TEST(HtmlRewrite, StyleSheetRewrite) {
 
 }  // namespace
 }  // namespace mhtml::html
+
+namespace mhtml::html {
+namespace {
+
+std::string shadow_edited(std::string_view html) {
+    return apply_edits(html, find_markup_edits(html, {.shadow_roots = true}).edits);
+}
+
+TEST(HtmlEdits, BlinkShadowRootTemplatesBecomeDeclarativeShadowRoots) {
+    // What Blink writes, and what Chromium's MHTML loader does with the variants (observed in
+    // Chromium 156: only "open" and "closed", exactly; shadowrootmode, when there, decides).
+    struct row {
+        const char* in;
+        const char* out;
+        std::size_t roots;
+    };
+    for (
+        const row& r : std::initializer_list<row>{
+            {R"(<div><template shadowmode="open" shadowdelegatesfocus=""><p>x</p></template></div>)",
+             R"(<div><template shadowrootmode="open" shadowrootdelegatesfocus=""><p>x</p></template></div>)",
+             1},
+            {R"(<template shadowmode=closed>)", R"(<template shadowrootmode=closed>)", 1},
+            {R"(<TEMPLATE ShadowMode='open' SHADOWDELEGATESFOCUS>)",
+             R"(<TEMPLATE shadowrootmode='open' shadowrootdelegatesfocus>)", 1},
+            {R"(<template shadowmode="op&#101;n">)", R"(<template shadowrootmode="op&#101;n">)", 1},
+            {R"(<template shadowmode="OPEN">)", R"(<template shadowmode="OPEN">)", 0},
+            {R"(<template shadowmode=" open">)", R"(<template shadowmode=" open">)", 0},
+            {R"(<template shadowmode="bogus">)", R"(<template shadowmode="bogus">)", 0},
+            {R"(<template shadowmode>)", R"(<template shadowmode>)", 0},
+            {R"(<template shadowmode="closed" shadowrootmode="open">)",
+             R"(<template shadowmode="closed" shadowrootmode="open">)", 0},
+            {R"(<template shadowmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)",
+             R"(<template shadowrootmode="open" shadowdelegatesfocus shadowrootdelegatesfocus>)",
+             1},
+            {R"(<template shadowdelegatesfocus shadowmode="open">)",
+             R"(<template shadowrootdelegatesfocus shadowrootmode="open">)", 1},
+            {R"(<div shadowmode="open"></div><template>)",
+             R"(<div shadowmode="open"></div><template>)", 0},
+            // Nested shadow roots, inside the outer template's content.
+            {R"(<template shadowmode="open"><b><template shadowmode="closed"></template></b></template>)",
+             R"(<template shadowrootmode="open"><b><template shadowrootmode="closed"></template></b></template>)",
+             2},
+            // Not markup: foreign content, script data, a comment, an attribute value.
+            {R"(<svg><template shadowmode="open"></template></svg>)",
+             R"(<svg><template shadowmode="open"></template></svg>)", 0},
+            {R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)",
+             R"(<script>"<template shadowmode=open>"</script><!-- <template shadowmode=open> -->)",
+             0},
+            {R"(<p title='<template shadowmode=open>'>)",
+             R"(<p title='<template shadowmode=open>'>)", 0},
+        }) {
+        SCOPED_TRACE(r.in);
+        EXPECT_EQ(shadow_edited(r.in), r.out);
+        EXPECT_EQ(find_markup_edits(r.in, {.shadow_roots = true}).shadow_roots, r.roots);
+        // Off by default.
+        EXPECT_TRUE(find_markup_edits(r.in, {}).edits.empty());
+    }
+}
+
+TEST(HtmlEdits, RefreshesAndShadowRootsInOnePass) {
+    const std::string html =
+        R"(<meta http-equiv=Refresh content="0;url=a.html"><div><template shadowmode="open">)"
+        R"(<img src="i.png"></template></div>)";
+    markup_edits found = find_markup_edits(html, {.shadow_roots = true, .disable_refresh = true});
+    EXPECT_EQ(found.refreshes, 1u);
+    EXPECT_EQ(found.shadow_roots, 1u);
+    ASSERT_EQ(found.edits.size(), 2u);
+    EXPECT_LT(found.edits[0].offset, found.edits[1].offset);
+    // With the references rewritten in the same pass: the edits never touch a reference.
+    auto refs = scan_html(html).refs;
+    std::string out;
+    EXPECT_EQ(rewrite_to(
+                  html, refs, [](const reference& r) { return "new-" + r.url; }, found.edits,
+                  [&](std::string_view piece) { out += piece; }),
+              0u);
+    EXPECT_EQ(out, R"(<meta data-equiv=Refresh content="0;url=new-a.html"><div>)"
+                   R"(<template shadowrootmode="open"><img src="new-i.png"></template></div>)");
+}
+
+TEST(HtmlEdits, InsertionsAndOverlapsInRewriteTo) {
+    const std::string html = R"(<img src="a.png"><p>)";
+    auto refs = scan_html(html).refs;  // "a.png" at 10..15
+    std::vector<edit> edits = {{0, 0, "<!--0-->"},
+                               {10, 0, "X"},     // an insertion at a reference: before it
+                               {11, 2, "bad"},   // inside the reference: not applied
+                               {17, 3, "<q>"},   // "<p>" -> "<q>"
+                               {18, 1, "late"},  // overlaps the previous edit: not applied
+                               {html.size(), 0, "!"}};
+    std::string out;
+    EXPECT_EQ(rewrite_to(
+                  html, refs, [](const reference&) { return std::string("b.png"); }, edits,
+                  [&](std::string_view piece) { out += piece; }),
+              2u);
+    EXPECT_EQ(out, R"(<!--0--><img src="Xb.png"><q>!)");
+    EXPECT_EQ(apply_edits("abc", std::vector<edit>{{1, 1, "BB"}, {3, 0, "d"}}), "aBBcd");
+}
+
+}  // namespace
+}  // namespace mhtml::html

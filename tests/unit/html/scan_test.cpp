@@ -381,6 +381,32 @@ TEST(HtmlScan, SyntaxAndQuotesAreRecorded) {
     EXPECT_FALSE(r.refs[3].in_attribute);
 }
 
+TEST(HtmlScan, StyleSheetLinksAndImportsAreMarked) {
+    // What names a style sheet: a <link> whose rel has "stylesheet" (any case, among other
+    // keywords), and an @import, in a <style>, a style attribute or a style sheet.
+    auto html = scan_html(
+        "<link rel=\"Alternate StyleSheet\" href=a.css><link rel=icon href=b.ico>"
+        "<link rel=&#115;tylesheet href=c.css><link href=d.css>"
+        "<style>@import \"e.css\"; @import url(f.css); p { background: url(g.png) }</style>"
+        "<p style=\"background: url(h.png)\">");
+    std::vector<std::pair<std::string, std::pair<bool, bool>>> got;
+    for (const auto& r : html.refs) got.push_back({r.url, {r.stylesheet_link, r.css_import}});
+    EXPECT_EQ(got, (std::vector<std::pair<std::string, std::pair<bool, bool>>>{
+                       {"a.css", {true, false}},
+                       {"b.ico", {false, false}},
+                       {"c.css", {true, false}},
+                       {"d.css", {false, false}},
+                       {"e.css", {false, true}},
+                       {"f.css", {false, true}},
+                       {"g.png", {false, false}},
+                       {"h.png", {false, false}}}));
+    auto css = scan_style_sheet("@import 'x.css' screen; @import url(\"y.css\"); a{b:url(z.png)}");
+    ASSERT_EQ(css.refs.size(), 3u);
+    EXPECT_TRUE(css.refs[0].css_import);
+    EXPECT_TRUE(css.refs[1].css_import);
+    EXPECT_FALSE(css.refs[2].css_import);
+}
+
 TEST(HtmlScan, HostileInputsFinish) {
     // Linear time on inputs built to make a naive tokenizer quadratic.
     std::string many_attributes = "<img";

@@ -395,5 +395,42 @@ TEST(Extract, AnUnknownPartIsAClearError) {
     EXPECT_TRUE(box.entries().empty());
 }
 
+TEST(Extract, BlinkShadowRootsBecomeDeclarativeShadowRoots) {
+    // In HTML documents only: an XHTML document is read by an XML parser, which no
+    // declarative shadow root concerns.
+    const std::string message = R"(Content-Type: multipart/related; boundary="b"; type="text/html"
+
+--b
+Content-Type: text/html
+Content-Location: http://x.example/
+
+<div><template shadowmode="open"><img src="a.png"></template></div><iframe src="x.xhtml"></iframe>
+--b
+Content-Type: application/xhtml+xml
+Content-Location: http://x.example/x.xhtml
+
+<html xmlns="http://www.w3.org/1999/xhtml"><body><template shadowmode="open"/></body></html>
+--b
+Content-Type: image/png
+Content-Location: http://x.example/a.png
+
+PNG
+--b--
+)";
+    sandbox box;
+    auto [doc, r] = run(message, box / "out");
+    ASSERT_TRUE(r.ok()) << r.error;
+    const std::string index = read_bytes(box / "out/index.html");
+    EXPECT_NE(index.find("<template shadowrootmode=\"open\"><img src=\"x.example/a.png\">"),
+              std::string::npos)
+        << index;
+    EXPECT_NE(read_bytes(box / "out/x.example/x.xhtml").find("<template shadowmode=\"open\"/>"),
+              std::string::npos);
+    EXPECT_EQ(r.shadow_roots, 1u);
+    ASSERT_EQ(r.notices.size(), 1u);
+    EXPECT_EQ(r.notices[0].code, "shadow_roots");
+    EXPECT_EQ(r.notices[0].part, "1");
+}
+
 }  // namespace
 }  // namespace mhtml::view

@@ -295,5 +295,33 @@ TEST(Inline, RefreshesArePointedNowhereAndPluginsShowTheirFallback) {
     EXPECT_EQ(r2.plugins_blocked, 0u);
 }
 
+TEST(Inline, BlinkShadowRootsBecomeDeclarativeShadowRoots) {
+    // Blink saves shadow roots as <template shadowmode>, which only Chromium's MHTML loader
+    // attaches; the page and its frames get the standard attribute, scripts allowed or not.
+    const std::string page =
+        "<div><template shadowmode=\"open\" shadowdelegatesfocus=\"\"><p>in</p></template></div>"
+        "<iframe src=\"f.html\"></iframe>";
+    const std::vector<std::array<std::string, 3>> parts = {
+        {"f.html", "text/html", "<b><template shadowmode=\"closed\">x</template></b>"}};
+    for (bool allow : {false, true}) {
+        SCOPED_TRACE(allow);
+        inline_options o;
+        o.allow_scripts = allow;
+        auto [html, r] = run(related(page, parts), o);
+        ASSERT_TRUE(r.ok()) << r.error;
+        EXPECT_NE(html.find("<template shadowrootmode=\"open\" shadowrootdelegatesfocus=\"\">"),
+                  std::string::npos)
+            << html;
+        EXPECT_EQ(html.find("shadowmode"), std::string::npos);
+        EXPECT_NE(data_after(html, "<iframe src=\"data:text/html;charset=windows-1252;base64,")
+                      .find("<template shadowrootmode=\"closed\">"),
+                  std::string::npos);
+        EXPECT_EQ(r.shadow_roots, 2u);
+        std::size_t notices = 0;
+        for (const auto& n : r.notices) notices += n.code == "shadow_roots";
+        EXPECT_EQ(notices, 2u);
+    }
+}
+
 }  // namespace
 }  // namespace mhtml::view

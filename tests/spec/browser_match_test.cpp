@@ -1,0 +1,194 @@
+// The label index's lenient matches that follow what Chromium does when it opens an archive
+// (MHT-8.2.5's retries): references and labels parsed as a browser parses URLs (the URL
+// Standard), and labels that differ only by fragment (MHT-7.13, fragments set aside by
+// MHT-8.2.4). Each is found only without `strict` and is reported `ambiguous`; the strict
+// answer stays RFC 2557's octet-exact comparison.
+#include "mhtml/uri/label_index.hpp"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mhtml::uri {
+namespace {
+
+struct index_fixture {
+    std::deque<std::string> labels;  // the field bodies the views point into
+    std::vector<part_labels> parts;
+    std::vector<diagnostic> build_diags;
+    std::optional<label_index> index;
+
+    explicit index_fixture(std::initializer_list<const char*> locations,
+                           const char* parts_base = "thismessage:/") {
+        for (const char* l : locations) {
+            labels.emplace_back(l);
+            part_labels p;
+            p.content_location = labels.back();
+            parts.push_back(p);
+        }
+        index.emplace(parts, *base_uri::make(parts_base), &build_diags);
+    }
+};
+
+struct found {
+    std::optional<std::size_t> part;
+    bool lenient = false;
+    std::vector<diagnostic> diags;
+};
+
+found find(const index_fixture& f, std::string_view reference, std::string_view base, bool strict) {
+    found out;
+    auto m = f.index->find(reference, *base_uri::make(base), {.strict = strict}, &out.diags);
+    out.part = m.part;
+    out.lenient = m.lenient;
+    return out;
+}
+
+bool reported_ambiguous(const found& r) {
+    for (const auto& d : r.diags)
+        if (d.code == diag_code::matched_after_normalisation && d.sev == severity::ambiguous)
+            return true;
+    return false;
+}
+
+constexpr const char* page = "http://127.0.0.1:8000/dir/page.html";
+
+TEST(BrowserMatch, MHT_8_2_5_ReferencesAreParsedAsChromiumParsesThem) {
+    // Blink labels parts with the URL its parser made; the page and its style sheets keep
+    // what the author wrote.
+    index_fixture f(
+        {"http://127.0.0.1:8000/dir/img/with%20space.png",
+         "http://127.0.0.1:8000/dir/img/caf%C3%A9.png", "http://127.0.0.1:8000/dir/q.png?a%20b|c",
+         "http://127.0.0.1:8000/dir/q.png?x=%C3%A9%27", "http://127.0.0.1:8000/a%7Cb.png",
+         "http://127.0.0.1:8000/dir/x%22y%3Cz%3E.png"});
+    struct row {
+        const char* reference;
+        std::size_t part;
+    };
+    for (const row& r : std::initializer_list<row>{
+             {"img/with space.png", 0},
+             {"  img/with space.png\t", 0},
+             {"img/with\n space.png", 0},
+             {"img/caf\xC3\xA9.png", 1},
+             {"q.png?a b|c", 2},
+             {"q.png?x=\xC3\xA9'", 3},
+             {"../a|b.png", 4},
+             {"HTTP://127.0.0.1:80/../a|b.png", std::size_t(-1)},  // another port: no part
+             {"HTTP://127.0.0.1:8000/dir/./img\\with space.png", 0},
+             {"x\"y<z>.png", 5},
+             {"img/with space.png#top", 0},
+         }) {
+        SCOPED_TRACE(r.reference);
+        found strict = find(f, r.reference, page, true);
+        EXPECT_FALSE(strict.part) << "MHT-8.2.4: octet for octet, nothing matches";
+        EXPECT_TRUE(strict.diags.empty() || !reported_ambiguous(strict));
+        found lenient = find(f, r.reference, page, false);
+        if (r.part == std::size_t(-1)) {
+            EXPECT_FALSE(lenient.part);
+            continue;
+        }
+        ASSERT_TRUE(lenient.part);
+        EXPECT_EQ(*lenient.part, r.part);
+        EXPECT_TRUE(lenient.lenient);
+        EXPECT_TRUE(reported_ambiguous(lenient));
+    }
+}
+
+TEST(BrowserMatch, MHT_8_2_5_LabelsAreParsedAsChromiumParsesThemToo) {
+    // Another producer wrote the labels as the page did (raw spaces in an unquoted
+    // Content-Location are kept, as Chromium keeps them: REQUIREMENTS E-14's reading); the
+    // page here is normalised.
+    index_fixture f(
+        {"HTTP://Host.Example:80/dir/caf\xC3\xA9.png", "http://host.example/./q.png?a b",
+         "img/with space.png", "http://host.example/dir/a|b.png"},
+        "http://host.example/dir/");
+    const char* base = "http://host.example/dir/page.html";
+    EXPECT_EQ(find(f, "caf%C3%A9.png", base, false).part, 0u);
+    EXPECT_EQ(find(f, "/q.png?a%20b", base, false).part, 1u);
+    EXPECT_EQ(find(f, "img/with%20space.png", base, false).part, 2u);
+    EXPECT_EQ(find(f, "a%7Cb.png", base, false).part, 3u);
+    for (const char* ref : {"caf%C3%A9.png", "/q.png?a%20b", "img/with%20space.png", "a%7Cb.png"}) {
+        EXPECT_FALSE(find(f, ref, base, true).part) << ref;
+        EXPECT_TRUE(reported_ambiguous(find(f, ref, base, false))) << ref;
+    }
+}
+
+TEST(BrowserMatch, MHT_8_2_5_WhatABrowserCannotParseFindsNothing) {
+    index_fixture f({"cid:css/imp.css", "http://h.example/css/imp.css"}, "http://h.example/");
+    // Against a base with an opaque path (a style sheet Blink labelled cid:css-...) a relative
+    // reference does not parse: Chromium loads nothing, and neither retry invents a match.
+    found r = find(f, "css/imp.css", "cid:css-1@mhtml.blink", false);
+    EXPECT_FALSE(r.part);
+    // A host a browser refuses.
+    index_fixture g({"http://h.example/a%20b"});
+    EXPECT_FALSE(find(g, "http://h example/a b", "http://h.example/", false).part);
+}
+
+TEST(BrowserMatch, MHT_8_2_5_TheFictitiousSchemeInBothSpellings) {
+    index_fixture f({"this_message:/img/a%20b.gif", "thismessage:/c d.gif"});
+    EXPECT_EQ(find(f, "img/a b.gif", "thismessage:/", false).part, 0u);
+    EXPECT_EQ(find(f, "c%20d.gif", "this_message:/", false).part, 1u);
+    EXPECT_FALSE(find(f, "img/a b.gif", "thismessage:/", true).part);
+}
+
+TEST(BrowserMatch, MHT_8_2_5_AnExactMatchNeedsNoRetry) {
+    index_fixture f({"http://h.example/a%20b.png", "=?utf-8?Q?http://h.example/a_b.png?="});
+    // The second label (RFC 2047 keeps its space) is the first one as a browser reads it: the
+    // exact match wins, quietly.
+    found r = find(f, "a b.png", "http://h.example/", false);
+    ASSERT_TRUE(r.part);
+    EXPECT_EQ(*r.part, 1u);
+    EXPECT_FALSE(r.lenient);
+    EXPECT_FALSE(reported_ambiguous(r));
+}
+
+TEST(BrowserMatch, MHT_7_13_AFragmentEqualToALabelsFragmentPicksThatPart) {
+    // Parts that differ only by fragment: one label when fragments are set aside (MHT-8.2.4),
+    // reported once as duplicates (MHT-7.13); Chromium compares them with their fragments.
+    index_fixture f({"http://h.example/x.png#a", "http://h.example/x.png#b",
+                     "http://h.example/y.png", "http://h.example/y.png#b"});
+    bool duplicate = false;
+    for (const auto& d : f.build_diags)
+        duplicate |= d.code == diag_code::duplicate_content_location;
+    EXPECT_TRUE(duplicate);
+    const char* base = "http://h.example/";
+    struct row {
+        const char* reference;
+        std::size_t strict_part, lenient_part;
+        bool reported;
+    };
+    for (const row& r : std::initializer_list<row>{
+             {"x.png#b", 0, 1, true},
+             {"x.png#a", 0, 0, false},
+             {"x.png", 0, 0, false},     // no fragment: the current rule, the first
+             {"x.png#zz", 0, 0, false},  // no label has that fragment: the current rule
+             {"y.png#b", 2, 3, true},
+             {"y.png", 2, 2, false},
+         }) {
+        SCOPED_TRACE(r.reference);
+        found strict = find(f, r.reference, base, true);
+        ASSERT_TRUE(strict.part);
+        EXPECT_EQ(*strict.part, r.strict_part);
+        EXPECT_FALSE(reported_ambiguous(strict));
+        found lenient = find(f, r.reference, base, false);
+        ASSERT_TRUE(lenient.part);
+        EXPECT_EQ(*lenient.part, r.lenient_part);
+        EXPECT_EQ(lenient.lenient, r.reported);
+        EXPECT_EQ(reported_ambiguous(lenient), r.reported);
+    }
+}
+
+TEST(BrowserMatch, BrowserKeyIsTheStandardSerializationWithChromiumsPipe) {
+    EXPECT_EQ(browser_key("img/with space.png#f", "http://H:80/d/p"),
+              "http://h/d/img/with%20space.png");
+    EXPECT_EQ(browser_key("a|b?c|d", "http://h/"), "http://h/a%7Cb?c|d");
+    EXPECT_EQ(browser_key("x", "this_message:/d/"), "thismessage:/d/x");
+    EXPECT_EQ(browser_key("x", "cid:a@b"), std::nullopt);
+    EXPECT_EQ(browser_key("x", "not a base"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace mhtml::uri
