@@ -53,7 +53,8 @@ struct markup_edits {
 
 /// The edits `options` asks for in an HTML document, found in one pass of the tokenizer
 /// (html/tokenizer.hpp). They change attribute names only, so they never touch a reference.
-markup_edits find_markup_edits(std::string_view html, const markup_edit_options& options);
+MHTML_EXPORT markup_edits find_markup_edits(std::string_view html,
+                                           const markup_edit_options& options);
 
 /// The raw text that, put in place of `r`'s raw value, reads back as `url`.
 MHTML_EXPORT std::string escape_for(const reference& r, std::string_view url);
@@ -78,12 +79,12 @@ MHTML_EXPORT void rewrite_to(
 /// offset comes before the reference. An edit that overlaps a reference or an earlier edit
 /// is not applied (the scanner's references and find_markup_edits() never overlap) and is
 /// counted in the return value, which is otherwise 0.
-std::size_t rewrite_to(std::string_view input, std::span<const reference> refs,
-                       const std::function<std::optional<std::string>(const reference&)>& replace,
-                       std::span<const edit> edits,
-                       const std::function<void(std::string_view)>& sink);
+MHTML_EXPORT std::size_t rewrite_to(
+    std::string_view input, std::span<const reference> refs,
+    const std::function<std::optional<std::string>(const reference&)>& replace,
+    std::span<const edit> edits, const std::function<void(std::string_view)>& sink);
 
 /// `input` with `edits` applied (sorted, not overlapping; an overlapping one is skipped).
-std::string apply_edits(std::string_view input, std::span<const edit> edits);
+MHTML_EXPORT std::string apply_edits(std::string_view input, std::span<const edit> edits);
 
 }  // namespace mhtml::html

@@ -121,6 +121,7 @@ private:
 /// scheme is spelled `thismessage` on the way in, and a `|` in the path is written `%7C`, as
 /// Chromium writes it (the URL Standard keeps it; Chromium's labels have `%7C`). nullopt
 /// where the parser fails (a relative reference against `cid:x`, a bad host or port).
-std::optional<std::string> browser_key(std::string_view reference, std::string_view base);
+MHTML_EXPORT std::optional<std::string> browser_key(std::string_view reference,
+                                                      std::string_view base);
 
 }  // namespace mhtml::uri

@@ -28,6 +28,7 @@
 /// tables): such a host fails to parse, as do the inputs the standard calls failures
 /// (parse() returns nullopt); and query encodings other than UTF-8.
 
+#include "mhtml/export.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -36,7 +37,7 @@
 
 namespace mhtml::uri {
 
-class whatwg_url {
+class MHTML_EXPORT whatwg_url {
 public:
     /// The basic URL parser on `input` with `base` (nullptr: no base). nullopt where the
     /// standard returns failure, and for non-ASCII hosts (see above).
