@@ -1,0 +1,49 @@
+#pragma once
+/// pack::resource: one body part the writer is to write, and where its octets come from.
+///
+/// This is the contract between the two halves of `pack`: the collector
+/// (pack/collect.hpp: which files or URLs a page needs, with what labels, and the
+/// documents rewritten for the chosen method) and the streaming writer (pack/writer.hpp:
+/// how they go on the wire). A resource names its octets rather than holding them when
+/// they are on disk, so that the writer holds at most one resource in memory.
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "mhtml/export.hpp"
+
+namespace mhtml::pack {
+
+/// How references are made to resolve (THTML §9, MHT-7.9).
+enum class method : std::uint8_t {
+    content_location,  ///< links unchanged; each part labelled with its URL (the default)
+    cid,               ///< links rewritten to `cid:` URLs of generated Content-IDs
+    filename,          ///< links rewritten to virtual file names (uri/virtual_filename)
+};
+
+struct resource {
+    /// The Content-Location to write, as a URI (absolute, or relative to the aggregate's
+    /// base); empty for none. The writer chooses its header form (bare, RFC 2017 folded,
+    /// RFC 2047 words) with uri::write_header_uri.
+    std::string label;
+    /// The Content-ID without angle brackets; empty for none. With method::cid the
+    /// collector sets it (pack::make_content_id) and the documents refer to `cid:` it.
+    std::string content_id;
+    /// The media type with its parameters, e.g. `text/html; charset=windows-1252` or
+    /// `image/png`. A text type without a charset gets one from the writer (MHT-11.9).
+    std::string content_type;
+    /// An HTTP Content-Encoding the octets still carry (`gzip`, `deflate`, `br`, or empty):
+    /// the writer undoes it first (MHT-11.6).
+    std::string content_encoding;
+    /// The octets: `data` when `in_memory` (a rewritten document, a download), else read
+    /// from `file` when the writer reaches this resource.
+    bool in_memory = true;
+    std::string data;
+    std::filesystem::path file;
+    /// Where the resource came from, for reports (a path, a URL); not written.
+    std::string origin;
+};
+
+}  // namespace mhtml::pack
