@@ -278,13 +278,13 @@ void aggregate::find_style_holders() {
         if (k > 0 && found[k].first == found[k - 1].first) {
             if (found[k].second != style_holders_.back().second) {
                 const mime::part_view sheet = document().part(found[k].first);
-                diags_.push_back(
-                    make_diag(severity::note, diag_code::style_element_sheet, sheet, sheet.offset(),
-                              cat({"the style sheet ", sheet.path(), " (",
-                                   *entities_[found[k].first].location, ") is linked from part ",
-                                   document().part(found[k].second).path(), " as well as from part ",
-                                   document().part(style_holders_.back().second).path(),
-                                   "; its relative references resolve against the first"})));
+                diags_.push_back(make_diag(
+                    severity::note, diag_code::style_element_sheet, sheet, sheet.offset(),
+                    cat({"the style sheet ", sheet.path(), " (",
+                         *entities_[found[k].first].location, ") is linked from part ",
+                         document().part(found[k].second).path(), " as well as from part ",
+                         document().part(style_holders_.back().second).path(),
+                         "; its relative references resolve against the first"})));
             }
             continue;
         }
@@ -357,9 +357,16 @@ document_text aggregate::read_document(const mime::part_view& p) const {
     } else {
         // The scanners read bytes, which is right for every charset whose octets below 0x80
         // are ASCII; ISO-2022-JP (JIS octets include '<' and '"') and UTF-16 are read in UTF-8.
-        html::detected_charset cs = html::detect_charset(declared, d.text);
+        // An XML document is decoded by XML's rules (its declaration, not <meta>) and always
+        // read in UTF-8: what a view writes of it is then UTF-8 for every reader, with the
+        // declaration saying so (html::declare_xml_utf8).
+        const bool xml =
+            d.type == document_type::svg || p.content_type().is("application", "xhtml+xml");
+        html::detected_charset cs = xml ? html::detect_xml_charset(declared, d.text)
+                                        : html::detect_charset(declared, d.text);
         d.charset = cs.name;
-        if (cs.name == "ISO-2022-JP" || cs.name == "UTF-16LE" || cs.name == "UTF-16BE") {
+        if (cs.name == "ISO-2022-JP" || cs.name == "UTF-16LE" || cs.name == "UTF-16BE" ||
+            (xml && cs.name != "UTF-8")) {
             if (auto utf8 =
                     mime::to_utf8(std::string_view(d.text).substr(cs.bom_length), cs.name)) {
                 d.text = std::move(*utf8);

@@ -214,8 +214,10 @@ std::optional<label_hit> meta_declaration(const tokenizer& tokens, const token& 
             return hit;
         } else if (ascii::iequals(a.name, "content") && !from_content) {
             from_content = charset_in_content(raw);
-            if (from_content && decoded.empty()) from_content->offset += a.value_offset;
-            else if (from_content) from_content->offset = a.value_offset;
+            if (from_content && decoded.empty())
+                from_content->offset += a.value_offset;
+            else if (from_content)
+                from_content->offset = a.value_offset;
         }
     }
     if (from_content && got_pragma) return from_content;
@@ -226,7 +228,7 @@ std::optional<label_hit> meta_declaration(const tokenizer& tokens, const token& 
 // `prescan_length` octets while only these (and the <html> and <head> start tags) are seen.
 bool keeps_head_open(const token& t) {
     static constexpr std::string_view head_elements[] = {"script", "noscript", "style", "link",
-                                                          "meta",   "object",   "title", "base"};
+                                                         "meta",   "object",   "title", "base"};
     if (std::find(std::begin(head_elements), std::end(head_elements), t.name) !=
         std::end(head_elements))
         return true;
@@ -269,6 +271,85 @@ std::string_view encoding_for_label(std::string_view label) noexcept {
                          [](const label_entry& e, std::string_view k) { return e.label < k; });
     if (it == sorted_labels.end() || it->label != key) return {};
     return it->name;
+}
+
+namespace {
+
+// The XML declaration at the very start of `bytes` (ASCII-compatible octets): the range of
+// its encoding pseudo-attribute's value, or {npos, 0} when there is no declaration or no
+// encoding in it. XML 1.0 §2.8 and §4.3.3: `<?xml` S ... `encoding` Eq quoted-name ... `?>`.
+std::pair<std::size_t, std::size_t> xml_encoding_range(std::string_view bytes) {
+    constexpr std::pair<std::size_t, std::size_t> none{std::string_view::npos, 0};
+    if (!bytes.starts_with("<?xml") || bytes.size() < 6 || !ascii::is_html_space(bytes[5]))
+        return none;
+    const std::size_t end = bytes.find("?>");
+    if (end == std::string_view::npos) return none;
+    const std::string_view decl = bytes.substr(0, end);
+    std::size_t at = decl.find("encoding");
+    if (at == std::string_view::npos || !ascii::is_html_space(decl[at - 1])) return none;
+    std::size_t i = at + 8;
+    while (i < decl.size() && ascii::is_html_space(decl[i])) ++i;
+    if (i >= decl.size() || decl[i] != '=') return none;
+    ++i;
+    while (i < decl.size() && ascii::is_html_space(decl[i])) ++i;
+    if (i >= decl.size() || (decl[i] != '"' && decl[i] != '\'')) return none;
+    const std::size_t close = decl.find(decl[i], i + 1);
+    if (close == std::string_view::npos) return none;
+    return {i + 1, close - i - 1};
+}
+
+}  // namespace
+
+detected_charset detect_xml_charset(std::string_view content_type_charset, std::string_view bytes) {
+    detected_charset r;
+    for (const auto& [octets, name] :
+         {std::pair<std::string_view, std::string_view>{"\xEF\xBB\xBF", "UTF-8"},
+          {"\xFE\xFF", "UTF-16BE"},
+          {"\xFF\xFE", "UTF-16LE"}}) {
+        if (bytes.starts_with(octets)) {
+            r.name = name;
+            r.source = charset_source::bom;
+            r.bom_length = octets.size();
+            return r;
+        }
+    }
+    if (std::string_view name = encoding_for_label(content_type_charset); !name.empty()) {
+        r.name = name;
+        r.source = charset_source::content_type;
+        r.label = content_type_charset;
+        return r;
+    }
+    if (bytes.starts_with(std::string_view("<\0?\0", 4)) ||
+        bytes.starts_with(std::string_view("\0<\0?", 4))) {
+        r.name = bytes[0] == '<' ? "UTF-16LE" : "UTF-16BE";
+        r.source = charset_source::xml_declaration;
+        return r;
+    }
+    if (auto [at, length] = xml_encoding_range(bytes); at != std::string_view::npos) {
+        std::string_view label = bytes.substr(at, length);
+        std::string_view name = encoding_for_label(label);
+        // A declaration naming UTF-16 in octets read as ASCII is not UTF-16 (as for <meta>).
+        if (name == "UTF-16LE" || name == "UTF-16BE") name = "UTF-8";
+        if (!name.empty()) {
+            r.name = name;
+            r.source = charset_source::xml_declaration;
+            r.label = label;
+            r.label_offset = at;
+            return r;
+        }
+    }
+    r.name = "UTF-8";
+    r.source = charset_source::fallback;
+    return r;
+}
+
+bool declare_xml_utf8(std::string& xml) {
+    std::size_t bom = xml.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    auto [at, length] = xml_encoding_range(std::string_view(xml).substr(bom));
+    if (at == std::string_view::npos) return false;
+    if (encoding_for_label(std::string_view(xml).substr(bom + at, length)) == "UTF-8") return false;
+    xml.replace(bom + at, length, "UTF-8");
+    return true;
 }
 
 detected_charset detect_charset(std::string_view content_type_charset, std::string_view bytes) {

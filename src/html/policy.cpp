@@ -68,8 +68,10 @@ xml_root find_xml_root(std::string_view xml) {
 
 std::string policy_meta(std::string_view policy, bool xml) {
     std::string out;
-    if (xml) out = "<html:head xmlns:html=\"http://www.w3.org/1999/xhtml\"><html:meta";
-    else out = "<meta";
+    if (xml)
+        out = "<html:head xmlns:html=\"http://www.w3.org/1999/xhtml\"><html:meta";
+    else
+        out = "<meta";
     out += " http-equiv=\"Content-Security-Policy\" content=\"";
     out += policy;
     out += xml ? "\"/></html:head>" : "\">";
@@ -88,7 +90,11 @@ std::string with_html_declarations(std::string_view html, std::string_view decla
 
 std::string with_xml_declarations(std::string_view xml, std::string_view declarations) {
     const xml_root root = find_xml_root(xml);
-    if (!root.found) return std::string(xml);
+    if (!root.found) {
+        std::string out(declarations);
+        out.append(xml);
+        return out;
+    }
     std::string out;
     out.reserve(xml.size() + declarations.size() + root.name.size() + 3);
     if (!root.self_closing) {

@@ -177,13 +177,19 @@ markup_edits find_markup_edits(std::string_view html, const markup_edit_options&
         if (options.disable_refresh && t.name == "meta") {
             const attribute_view* equiv = t.attribute("http-equiv");
             if (!equiv) continue;
-            std::string_view v = tokens.value(*equiv);
+            // The value as the browser reads it: `&#114;efresh` is a refresh too.
+            const std::string decoded = decode_attribute_value(tokens.value(*equiv));
+            std::string_view v = decoded;
             while (!v.empty() && ascii::is_html_space(v.front())) v.remove_prefix(1);
             while (!v.empty() && ascii::is_html_space(v.back())) v.remove_suffix(1);
             if (!ascii::iequals(v, "refresh")) continue;
-            // "http-equiv" -> "data-equiv": the first four octets, the rest as written
-            out.edits.push_back(
-                {static_cast<std::size_t>(equiv->name.data() - html.data()), 4, "data"});
+            // "http-equiv" -> "data-equiv": the first four octets, the rest as written. Every
+            // http-equiv of the tag, repeats included: with only the first renamed, a repeat
+            // would become the one that counts.
+            for (const attribute_view& a : tokens.all_attributes(t))
+                if (ascii::iequals(a.name, "http-equiv"))
+                    out.edits.push_back(
+                        {static_cast<std::size_t>(a.name.data() - html.data()), 4, "data"});
             ++out.refreshes;
         } else if (options.shadow_roots && t.name == "template") {
             const attribute_view* mode = t.attribute("shadowmode");

@@ -209,6 +209,11 @@ private:
         return decoded_;
     }
 
+    // The value of an attribute, decoded, as a copy (decoded_value's buffer stays free).
+    std::string attribute_text(const attribute& a) const {
+        return decode_attribute_value(in_.substr(a.value_offset, a.value_length));
+    }
+
     // Adds a reference for decoded range [a, b) of attribute `attr`'s value.
     reference& add(const attribute& attr, std::string_view element, std::string_view attribute_name,
                    ref_kind kind, value_syntax syntax, std::size_t a, std::size_t b,
@@ -262,9 +267,9 @@ private:
         }
         if (t.name == "meta") {
             const attribute* equiv = find_attribute(t, "http-equiv");
-            if (!equiv ||
-                !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "refresh"))
-                return;
+            // Compared as the browser does, with character references decoded
+            // (`&#114;efresh` is a refresh).
+            if (!equiv || !iequals(trimmed(attribute_text(*equiv)), "refresh")) return;
         }
         const bool stylesheet_link =
             t.name == "link" && row.attribute == "href" && kind == ref_kind::resource && [&] {
@@ -419,10 +424,8 @@ private:
         }
         const attribute* equiv = find_attribute(t, "http-equiv");
         const attribute* content = find_attribute(t, "content");
-        if (!equiv || !content ||
-            !iequals(trimmed(in_.substr(equiv->value_offset, equiv->value_length)), "content-type"))
-            return;
-        std::string v(in_.substr(content->value_offset, content->value_length));
+        if (!equiv || !content || !iequals(trimmed(attribute_text(*equiv)), "content-type")) return;
+        std::string v = attribute_text(*content);
         std::string low = v;
         for (char& c : low) c = lower(c);
         std::size_t at = low.find("charset");

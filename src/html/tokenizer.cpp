@@ -45,7 +45,8 @@ void drop_repeated_attributes(std::vector<attribute_view>& attributes) {
     std::stable_sort(order.begin(), order.end(), less);
     std::vector<bool> drop(attributes.size());
     for (std::size_t k = 1; k < order.size(); ++k)
-        if (iequals(attributes[order[k]].name, attributes[order[k - 1]].name)) drop[order[k]] = true;
+        if (iequals(attributes[order[k]].name, attributes[order[k - 1]].name))
+            drop[order[k]] = true;
     std::size_t out = 0;
     for (std::size_t k = 0; k < attributes.size(); ++k)
         if (!drop[k]) attributes[out++] = attributes[k];
@@ -80,8 +81,7 @@ const attribute_view* token::attribute(std::string_view n) const noexcept {
     return nullptr;
 }
 
-tokenizer::tokenizer(std::string_view input, bool xml) noexcept
-    : in_(input), xml_(xml) {
+tokenizer::tokenizer(std::string_view input, bool xml) noexcept : in_(input), xml_(xml) {
     if (in_.starts_with("\xEF\xBB\xBF")) pos_ = 3;
 }
 
@@ -243,25 +243,36 @@ std::size_t tokenizer::comment_end(std::size_t i) const {
     }
 }
 
-// After "<!DOCTYPE": HTML ends it at the next '>'; XML skips quoted strings and an internal
-// subset in brackets first.
+// After "<!DOCTYPE": HTML ends it at the next '>'. XML skips quoted strings and an internal
+// subset in brackets first; inside the subset, comments and processing instructions are
+// whole units (XML 1.0 §2.8: a `]>` or a lone quote in them ends nothing), and so are quoted
+// literals of its declarations.
 std::size_t tokenizer::doctype_end(std::size_t i) const {
     const std::size_t n = in_.size();
     if (!xml_) return bogus_comment_end(i);
     bool subset = false;
-    char quote = 0;
-    for (; i < n; ++i) {
+    auto past = [&](std::size_t from, std::string_view end) {
+        std::size_t e = in_.find(end, from);
+        return e == std::string_view::npos ? n : e + end.size();
+    };
+    while (i < n) {
         const char c = in_[i];
-        if (quote) {
-            if (c == quote) quote = 0;
-        } else if (c == '"' || c == '\'') {
-            quote = c;
+        if (c == '"' || c == '\'') {
+            i = past(i + 1, std::string_view(&c, 1));
+        } else if (subset && in_.compare(i, 4, "<!--") == 0) {
+            i = past(i + 4, "-->");
+        } else if (subset && in_.compare(i, 2, "<?") == 0) {
+            i = past(i + 2, "?>");
         } else if (c == '[') {
             subset = true;
+            ++i;
         } else if (c == ']') {
             subset = false;
+            ++i;
         } else if (c == '>' && !subset) {
             return i + 1;
+        } else {
+            ++i;
         }
     }
     return n;
@@ -269,7 +280,7 @@ std::size_t tokenizer::doctype_end(std::size_t i) const {
 
 // Reads the tag name and attributes starting at in_[i] (the first letter of the name).
 // Returns the position after '>' or npos when the input ends inside the tag.
-std::size_t tokenizer::read_tag(std::size_t i, token& t) {
+std::size_t tokenizer::read_tag(std::size_t i, token& t, bool keep_repeated) const {
     const std::size_t n = in_.size();
     t.name.clear();
     t.attributes.clear();
@@ -282,7 +293,8 @@ std::size_t tokenizer::read_tag(std::size_t i, token& t) {
         }
         if (i >= n) return std::string_view::npos;
         if (in_[i] == '>') {
-            if (t.attributes.size() > linear_dedup_limit) drop_repeated_attributes(t.attributes);
+            if (!keep_repeated && t.attributes.size() > linear_dedup_limit)
+                drop_repeated_attributes(t.attributes);
             return i + 1;
         }
         t.self_closing = false;
@@ -314,9 +326,16 @@ std::size_t tokenizer::read_tag(std::size_t i, token& t) {
             a.value_offset = i;
         }
         // A repeated attribute is dropped by the tokenizer; the first one counts.
-        if (t.attributes.size() >= linear_dedup_limit || !t.attribute(a.name))
+        if (keep_repeated || t.attributes.size() >= linear_dedup_limit || !t.attribute(a.name))
             t.attributes.push_back(a);
     }
+}
+
+std::vector<attribute_view> tokenizer::all_attributes(const token& t) const {
+    if (t.type != token_type::start_tag || t.begin + 1 >= in_.size()) return {};
+    token again;
+    if (read_tag(t.begin + 1, again, true) == std::string_view::npos) return t.attributes;
+    return std::move(again.attributes);
 }
 
 // The tree builder's part that the tokenizer needs (HTML §13.2.6.5, "the rules for parsing
@@ -324,11 +343,11 @@ std::size_t tokenizer::read_tag(std::size_t i, token& t) {
 // tag read in the current scope; a tag that breaks out of foreign content is an HTML one.
 void tokenizer::enter_or_leave_foreign(token& t) {
     static constexpr std::string_view breakout[] = {
-        "b",      "big",   "blockquote", "body", "br",    "center", "code",   "dd",   "div",
-        "dl",     "dt",    "em",         "embed", "h1",   "h2",     "h3",     "h4",   "h5",
-        "h6",     "head",  "hr",         "i",    "img",   "li",     "listing", "menu", "meta",
-        "nobr",   "ol",    "p",          "pre",  "ruby",  "s",      "small",  "span", "strong",
-        "strike", "sub",   "sup",        "table", "tt",   "u",      "ul",     "var"};
+        "b",      "big",  "blockquote", "body",  "br",   "center", "code",    "dd",   "div",
+        "dl",     "dt",   "em",         "embed", "h1",   "h2",     "h3",      "h4",   "h5",
+        "h6",     "head", "hr",         "i",     "img",  "li",     "listing", "menu", "meta",
+        "nobr",   "ol",   "p",          "pre",   "ruby", "s",      "small",   "span", "strong",
+        "strike", "sub",  "sup",        "table", "tt",   "u",      "ul",      "var"};
     const std::string& name = t.name;
     auto leave_foreign = [&] {
         while (!scopes_.empty() && !scopes_.back().html) scopes_.pop_back();
@@ -347,9 +366,10 @@ void tokenizer::enter_or_leave_foreign(token& t) {
         return;
     }
     if (foreign()) {
-        const bool font = name == "font" && (t.attribute("color") || t.attribute("face") ||
-                                             t.attribute("size"));
-        if (font || std::find(std::begin(breakout), std::end(breakout), name) != std::end(breakout)) {
+        const bool font =
+            name == "font" && (t.attribute("color") || t.attribute("face") || t.attribute("size"));
+        if (font ||
+            std::find(std::begin(breakout), std::end(breakout), name) != std::end(breakout)) {
             leave_foreign();
             return;
         }
@@ -362,8 +382,8 @@ void tokenizer::enter_or_leave_foreign(token& t) {
             integration = encoding && (iequals(value(*encoding), "text/html") ||
                                        iequals(value(*encoding), "application/xhtml+xml"));
         } else {
-            integration = name == "mi" || name == "mo" || name == "mn" || name == "ms" ||
-                          name == "mtext";
+            integration =
+                name == "mi" || name == "mo" || name == "mn" || name == "ms" || name == "mtext";
         }
         if (integration) {
             scopes_.push_back({true, name});
@@ -382,8 +402,10 @@ void tokenizer::start_content(const token& t) {
     std::size_t end = std::string_view::npos;
     switch (name.empty() ? '\0' : name[0]) {  // most tags are none of these: one test
         case 's':
-            if (is("script")) end = script_data_end(pos_);
-            else if (is("style")) end = find_end_tag(pos_, name);
+            if (is("script"))
+                end = script_data_end(pos_);
+            else if (is("style"))
+                end = find_end_tag(pos_, name);
             break;
         case 'p':
             if (is("plaintext")) end = in_.size();

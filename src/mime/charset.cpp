@@ -297,6 +297,20 @@ std::optional<std::string> canonical_charset(std::string_view charset) {
     return lower;
 }
 
+namespace {
+
+// Octets per code unit of an upper-cased iconv name: 2 for UTF-16 and UCS-2, 4 for UTF-32
+// and UCS-4, else 1.
+std::size_t code_unit(std::string_view name) {
+    for (std::string_view p : {"UTF-16", "UTF16", "UCS-2", "UCS2", "UNICODE"})
+        if (name.substr(0, p.size()) == p) return 2;
+    for (std::string_view p : {"UTF-32", "UTF32", "UCS-4", "UCS4"})
+        if (name.substr(0, p.size()) == p) return 4;
+    return 1;
+}
+
+}  // namespace
+
 bool charset_known(std::string_view charset) {
     const auto name = canonical_charset(charset);
     if (!name) return false;
@@ -313,12 +327,16 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::string_view char
     const descriptor cd(*name, direction::to_utf8);
     if (cd == invalid_cd) return std::nullopt;
     const bool cp1252 = *name == "WINDOWS-1252";
+    // The code unit of the charset: an error skips a whole one, so that a lone surrogate in
+    // UTF-16 costs one U+FFFD and not the alignment of everything after it.
+    const std::size_t unit = code_unit(*name);
 
     std::string out(bytes.size() * 2 + 16, '\0');
     run_iconv(cd, bytes, out, false,
               [&](char*& in, std::size_t& in_left, std::string& o, std::size_t& used) {
-                  // EILSEQ, EINVAL (truncated sequence at the end) or anything else: one
-                  // octet is replaced and skipped, so every error makes progress.
+                  // EILSEQ, EINVAL (truncated sequence at the end) or anything else: one code
+                  // unit (one octet but in UTF-16/32) is replaced and skipped, so every error
+                  // makes progress.
                   const auto c = static_cast<unsigned char>(*in);
                   reserve_tail(o, used, 4);
                   if (cp1252 && cp1252_hole(c)) {
@@ -327,8 +345,9 @@ std::optional<std::string> to_utf8(std::string_view bytes, std::string_view char
                   } else {
                       for (char r8 : replacement) o[used++] = r8;
                   }
-                  ++in;
-                  --in_left;
+                  const std::size_t skip = std::min(unit, in_left);
+                  in += skip;
+                  in_left -= skip;
                   return true;
               });
     // Defensive: whatever iconv produced, the result is well-formed UTF-8.

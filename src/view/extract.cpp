@@ -4,7 +4,9 @@
 #include "output_files.hpp"
 #include "text_cat.hpp"
 
+#include "mhtml/html/charset.hpp"
 #include "mhtml/json.hpp"
+#include "mhtml/mime/charset.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/view/paths.hpp"
@@ -174,7 +176,12 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
                          "--allow-scripts keeps them")});
             report.shadow_roots += counts.shadow_roots;
             if (counts.shadow_roots)
-                report.notices.push_back({f.part, "shadow_roots", detail::shadow_root_message(counts.shadow_roots)});
+                report.notices.push_back(
+                    {f.part, "shadow_roots", detail::shadow_root_message(counts.shadow_roots)});
+            // An XML document is UTF-8 now (read_document): its declaration must say so,
+            // for a file has no Content-Type to outrank it.
+            if (type != archive::document_type::css && !html_syntax && d.charset == "UTF-8")
+                html::declare_xml_utf8(content);
             if (type != archive::document_type::css) {
                 const std::string charset_meta =
                     html_syntax ? detail::charset_declaration(content, d.charset, d.transcoded)
@@ -184,8 +191,20 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         } else {
             p.decode_to(content);
             // A generic XML document is shown as a page too, and runs the scripts of any
-            // XHTML element in it: it gets the policy as XHTML does.
-            if (is_xml(p)) detail::add_declarations(content, false, {}, policy);
+            // XHTML element in it: it gets the policy as XHTML does, after it is made UTF-8
+            // as the browser would decode it (the policy goes where the browser's parser
+            // sees the root, whatever the charset).
+            if (is_xml(p)) {
+                const html::detected_charset cs = html::detect_xml_charset(
+                    p.content_type().param("charset").value_or(""), content);
+                if (cs.name != "UTF-8" || cs.bom_length) {
+                    if (auto utf8 =
+                            mime::to_utf8(std::string_view(content).substr(cs.bom_length), cs.name))
+                        content = std::move(*utf8);
+                }
+                html::declare_xml_utf8(content);
+                detail::add_declarations(content, false, {}, policy);
+            }
         }
         if (!out.write(f.file, content, error)) return fail("io_error", error);
         f.size = content.size();

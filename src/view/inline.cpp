@@ -4,6 +4,7 @@
 #include "output_files.hpp"
 #include "text_cat.hpp"
 
+#include "mhtml/html/charset.hpp"
 #include "mhtml/html/policy.hpp"
 #include "mhtml/mime/base64.hpp"
 
@@ -103,7 +104,8 @@ private:
         report_.external_removed += c.external_removed;
         report_.plugins_blocked += c.plugins_blocked;
         report_.refreshes_disabled += c.refreshes_disabled;
-        if (c.refreshes_disabled) note(p, "refresh_disabled", refresh_message(c.refreshes_disabled));
+        if (c.refreshes_disabled)
+            note(p, "refresh_disabled", refresh_message(c.refreshes_disabled));
         report_.shadow_roots += c.shadow_roots;
         if (c.shadow_roots) note(p, "shadow_roots", detail::shadow_root_message(c.shadow_roots));
     }
@@ -171,6 +173,10 @@ private:
                                           text += piece;
                                       });
         add(counts, target);
+        // An XML document is UTF-8 now (read_document); its declaration must say so too.
+        if (type != archive::document_type::css && !detail::is_text_html(target) &&
+            d.charset == "UTF-8")
+            html::declare_xml_utf8(text);
         if (type != archive::document_type::css)
             detail::add_declarations(text, detail::is_text_html(target), {}, policy_);
         stack_.pop_back();
@@ -196,14 +202,13 @@ private:
         report_.charset = "UTF-8";
         const auto& ct = root.content_type();
         if (ct.type == "image") {
-            sink(
-                cat("<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
-                    "<html style=\"height:100%\"><head>"
-                    "<meta name=\"viewport\" content=\"width=device-width, minimum-scale=0.1\">"
-                    "</head><body style=\"margin:0;height:100%;background-color:rgb(14,14,14);"
-                    "display:flex;align-items:center;justify-content:center\"><img "
-                    "style=\"display:block;user-select:none;max-width:100%;max-height:100%;"
-                    "background-color:hsl(0,0%,90%)\" src=\""));
+            sink(cat("<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
+                     "<html style=\"height:100%\"><head>"
+                     "<meta name=\"viewport\" content=\"width=device-width, minimum-scale=0.1\">"
+                     "</head><body style=\"margin:0;height:100%;background-color:rgb(14,14,14);"
+                     "display:flex;align-items:center;justify-content:center\"><img "
+                     "style=\"display:block;user-select:none;max-width:100%;max-height:100%;"
+                     "background-color:hsl(0,0%,90%)\" src=\""));
             sink(data_uri(root, {}));
             sink("\"></body></html>\n");
             ++report_.references_inlined;
@@ -211,8 +216,9 @@ private:
         }
         std::string body;
         root.decode_to(body);
-        sink(cat("<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
-                 "<html><head></head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
+        sink(cat(
+            "<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
+            "<html><head></head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
         sink(html_escaped(body));
         sink("</pre></body></html>\n");
         note(root, "not_html",

@@ -116,11 +116,13 @@ MHTML_EXPORT document_type document_type_of(const mime::part_view& p) noexcept;
 /// A document part's text as the scanners read it, and what they found.
 struct document_text {
     document_type type = document_type::none;
-    /// The decoded body; for a part in ISO-2022-JP or UTF-16, transcoded to UTF-8 (without
-    /// its byte order mark).
+    /// The decoded body; for a part in ISO-2022-JP or UTF-16, and for an XML document (SVG,
+    /// application/xhtml+xml) in anything but UTF-8, transcoded to UTF-8 (without its byte
+    /// order mark).
     std::string text;
     /// How a browser decodes `text` (WHATWG name, html::detect_charset: BOM, the Content-Type
-    /// charset, <meta>, windows-1252); "UTF-8" after transcoding. For CSS: the Content-Type
+    /// charset, <meta>, windows-1252; for XML html::detect_xml_charset); "UTF-8" after
+    /// transcoding. For CSS: the Content-Type
     /// charset as a WHATWG name, or "" (the sheet's own @charset or its referrer decide).
     std::string charset;
     bool transcoded = false;  ///< `text` is UTF-8 made from another charset

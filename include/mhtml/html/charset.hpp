@@ -40,11 +40,13 @@
 namespace mhtml::html {
 
 enum class charset_source : std::uint8_t {
-    bom,              ///< a byte order mark at the start of the body
-    content_type,     ///< the Content-Type charset parameter
-    meta,             ///< a `<meta>` element found by the prescan
-    fallback,         ///< nothing found: windows-1252
-    xml_declaration,  ///< the prescan saw `<?x` in UTF-16 without a BOM (UTF-16LE or UTF-16BE)
+    bom,           ///< a byte order mark at the start of the body
+    content_type,  ///< the Content-Type charset parameter
+    meta,          ///< a `<meta>` element found by the prescan
+    fallback,      ///< nothing found: windows-1252
+    /// the prescan saw `<?x` in UTF-16 without a BOM (UTF-16LE or UTF-16BE); for
+    /// detect_xml_charset also the `encoding` of the XML declaration
+    xml_declaration,
 };
 
 struct detected_charset {
@@ -79,5 +81,18 @@ MHTML_EXPORT std::string_view encoding_for_label(std::string_view label) noexcep
 /// UTF-16). A `<meta>` with an unknown label is skipped and the prescan goes on.
 MHTML_EXPORT detected_charset detect_charset(std::string_view content_type_charset,
                                              std::string_view bytes);
+
+/// How a browser decodes an XML document (SVG, XHTML served as XML; XML 1.0 Appendix F,
+/// RFC 7303 §3): a byte order mark, else the Content-Type charset (an unknown label
+/// ignored), else UTF-16 by the octets of `<?` without a BOM, else the `encoding` of the XML
+/// declaration (`source` = xml_declaration, with `label` and `label_offset`), else UTF-8
+/// (`fallback`). No `<meta>` is looked at.
+MHTML_EXPORT detected_charset detect_xml_charset(std::string_view content_type_charset,
+                                                 std::string_view bytes);
+
+/// For an XML document now in UTF-8 (after transcoding): the encoding named by its XML
+/// declaration becomes `UTF-8` when it named another one. Returns whether it changed. A
+/// document without a declaration or without an encoding in it is UTF-8 already for XML.
+MHTML_EXPORT bool declare_xml_utf8(std::string& xml);
 
 }  // namespace mhtml::html

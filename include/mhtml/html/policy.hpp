@@ -22,10 +22,10 @@
 /// come before it; event handler attributes there are compiled when their event first
 /// fires, after the policy is in force (tested for `<svg onload>` in Chromium).
 
-#include "mhtml/export.hpp"
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include "mhtml/export.hpp"
 
 namespace mhtml::html {
 
@@ -34,11 +34,11 @@ MHTML_EXPORT std::size_t declaration_point(std::string_view html);
 
 /// The root element's start tag of an XML document, as the tokenizer reads it in XML mode.
 struct xml_root {
-    bool found = false;        ///< false: no start tag at all (not a document a browser shows)
-    std::size_t begin = 0;     ///< its '<'
-    std::size_t end = 0;       ///< one past its '>'
-    bool self_closing = false; ///< `<svg …/>`: it must be opened to hold anything
-    std::string_view name;     ///< the qualified name as written (for an end tag)
+    bool found = false;         ///< false: no start tag at all (not a document a browser shows)
+    std::size_t begin = 0;      ///< its '<'
+    std::size_t end = 0;        ///< one past its '>'
+    bool self_closing = false;  ///< `<svg …/>`: it must be opened to hold anything
+    std::string_view name;      ///< the qualified name as written (for an end tag)
 };
 MHTML_EXPORT xml_root find_xml_root(std::string_view xml);
 
@@ -51,10 +51,12 @@ MHTML_EXPORT std::string with_html_declarations(std::string_view html,
                                                 std::string_view declarations);
 
 /// `xml` with `declarations` (well-formed XML markup) inserted after the root's start tag
-/// (a self-closing root is opened and closed around them); `xml` unchanged when it has no
-/// root start tag.
-MHTML_EXPORT std::string with_xml_declarations(std::string_view xml,
-                                               std::string_view declarations);
+/// (a self-closing root is opened and closed around them). When the tokenizer finds no
+/// root start tag, the declarations go first, before everything: for an XML parser the
+/// document then has its root (the declarations) before whatever follows, and stops with a
+/// well-formedness error at the first markup after it, so nothing the rest holds can run
+/// (fail closed; the octets are all kept).
+MHTML_EXPORT std::string with_xml_declarations(std::string_view xml, std::string_view declarations);
 
 /// Turns every `<meta http-equiv="refresh">` of an HTML document into an inert
 /// `<meta data-equiv="refresh">` (the attribute name changes in place, so every offset stays

@@ -54,7 +54,7 @@ struct markup_edits {
 /// The edits `options` asks for in an HTML document, found in one pass of the tokenizer
 /// (html/tokenizer.hpp). They change attribute names only, so they never touch a reference.
 MHTML_EXPORT markup_edits find_markup_edits(std::string_view html,
-                                           const markup_edit_options& options);
+                                            const markup_edit_options& options);
 
 /// The raw text that, put in place of `r`'s raw value, reads back as `url`.
 MHTML_EXPORT std::string escape_for(const reference& r, std::string_view url);

@@ -20,8 +20,8 @@
 ///   `<title>` (RCDATA) up to their end tag, and of `<plaintext>` to the end, is one
 ///   `raw_text` token;
 /// - `<svg>` and `<math>` open foreign content, where tags are read the same way, no element
-///   has raw text and `<![CDATA[…]]>` is a section of its own. As the tree builder does, foreign content is
-///   left by the "breakout" start tags (`<p>`, `<div>`, `<meta>`, `<img>`, ...; `<font>`
+///   has raw text and `<![CDATA[…]]>` is a section of its own. As the tree builder does, foreign
+///   content is left by the "breakout" start tags (`<p>`, `<div>`, `<meta>`, `<img>`, ...; `<font>`
 ///   with color, face or size) and the end tags `</p>` and `</br>`; and inside an HTML
 ///   integration point (SVG `<foreignObject>`, `<desc>`, `<title>`; MathML `<mi>`, `<mo>`,
 ///   `<mn>`, `<ms>`, `<mtext>`, and `<annotation-xml>` whose encoding is HTML) up to its end
@@ -40,12 +40,12 @@
 /// content, `<?…?>` ends at `?>`, a DOCTYPE's internal subset (`[…]`) is skipped as part
 /// of the DOCTYPE, and `<!--` ends only at `-->`.
 
-#include "mhtml/export.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "mhtml/export.hpp"
 
 namespace mhtml::html {
 
@@ -71,9 +71,9 @@ struct attribute_view {
 
 struct MHTML_EXPORT token {
     token_type type = token_type::text;
-    std::size_t begin = 0;  ///< first octet of the token
-    std::size_t end = 0;    ///< one past its last octet
-    std::string name;       ///< tags: the lower-cased name
+    std::size_t begin = 0;                   ///< first octet of the token
+    std::size_t end = 0;                     ///< one past its last octet
+    std::string name;                        ///< tags: the lower-cased name
     std::vector<attribute_view> attributes;  ///< start tags: in order, first of each name
     bool self_closing = false;               ///< tags: ended by "/>"
     bool foreign = false;                    ///< in SVG or MathML content
@@ -89,6 +89,11 @@ public:
     /// Reads the next token into `t` (its storage is reused); false at the end of the input.
     bool next(token& t);
 
+    /// Every attribute of start tag `t` (a token this tokenizer returned), in order, with the
+    /// repeats that `t.attributes` leaves out (the first of each name is the one that counts;
+    /// a policy that renames an attribute must rename the repeats too).
+    [[nodiscard]] std::vector<attribute_view> all_attributes(const token& t) const;
+
     /// The raw value of an attribute of the current input.
     [[nodiscard]] std::string_view value(const attribute_view& a) const noexcept {
         return in_.substr(a.value_offset, a.value_length);
@@ -98,7 +103,7 @@ public:
     [[nodiscard]] std::size_t position() const noexcept { return pos_; }
 
 private:
-    std::size_t read_tag(std::size_t i, token& t);
+    std::size_t read_tag(std::size_t i, token& t, bool keep_repeated = false) const;
     std::size_t comment_end(std::size_t i) const;
     std::size_t bogus_comment_end(std::size_t i) const;
     std::size_t doctype_end(std::size_t i) const;

@@ -473,5 +473,41 @@ TEST(HtmlCharset, FallbackIsWindows1252) {
     EXPECT_EQ(r.bom_length, 0u);
 }
 
+
+// ---------------------------------------------------------------- XML documents
+
+// Review finding: an XML document is decoded by its declaration, not by HTML's rules.
+TEST(XmlCharset, BomThenTransportThenDeclarationThenUtf8) {
+    auto name = [](std::string_view ct, std::string_view bytes) {
+        return detect_xml_charset(ct, bytes).name;
+    };
+    EXPECT_EQ(name("", "<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?><svg/>"), "ISO-2022-JP");
+    EXPECT_EQ(name("", "<?xml version='1.0' encoding = 'latin1' ?><svg/>"), "windows-1252");
+    EXPECT_EQ(name("utf-8", "<?xml version='1.0' encoding='ISO-2022-JP'?><svg/>"), "UTF-8");
+    EXPECT_EQ(name("bogus", "<?xml version='1.0' encoding='Shift_JIS'?><svg/>"), "Shift_JIS");
+    EXPECT_EQ(name("iso-8859-1", "\xEF\xBB\xBF<svg/>"), "UTF-8");
+    EXPECT_EQ(name("", "<svg><meta charset=windows-1252/></svg>"), "UTF-8");  // no <meta>
+    EXPECT_EQ(name("", std::string_view("<\0?\0x\0m\0l\0", 10)), "UTF-16LE");
+    EXPECT_EQ(name("", "<?xml version='1.0' encoding='utf-16'?><svg/>"), "UTF-8");
+    EXPECT_EQ(name("", "<?xml version='1.0' encoding='nonsense'?><svg/>"), "UTF-8");
+    EXPECT_EQ(name("", "<?xml-stylesheet href='a' encoding='latin1'?><svg/>"), "UTF-8");
+    auto d = detect_xml_charset("", "<?xml version='1.0' encoding='EUC-JP'?>");
+    EXPECT_EQ(d.source, charset_source::xml_declaration);
+    EXPECT_EQ(d.label, "EUC-JP");
+    EXPECT_EQ(d.label_offset, 30u);
+}
+
+TEST(XmlCharset, DeclarationMadeUtf8) {
+    std::string x = "<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<svg/>";
+    EXPECT_TRUE(declare_xml_utf8(x));
+    EXPECT_EQ(x, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg/>");
+    EXPECT_FALSE(declare_xml_utf8(x));
+    std::string none = "<svg/>";
+    EXPECT_FALSE(declare_xml_utf8(none));
+    std::string bom = "\xEF\xBB\xBF<?xml version='1.0' encoding='latin1'?><svg/>";
+    EXPECT_TRUE(declare_xml_utf8(bom));
+    EXPECT_EQ(bom, "\xEF\xBB\xBF<?xml version='1.0' encoding='UTF-8'?><svg/>");
+}
+
 }  // namespace
 }  // namespace mhtml::html

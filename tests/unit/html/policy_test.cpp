@@ -1,6 +1,7 @@
 // Where a document's declarations and policy go (html/policy.hpp), MHT-12.5.
 #include "mhtml/html/policy.hpp"
 
+#include "mhtml/html/scan.hpp"
 #include "support/policy_check.hpp"
 
 #include <gtest/gtest.h>
@@ -54,7 +55,10 @@ TEST(HtmlPolicy, MHT_12_5_XmlDocumentsGetAnXhtmlHeadAfterTheRoot) {
               "<script>y</script></svg>");
     EXPECT_EQ(with_xml_declarations("<svg:svg xmlns:svg='x' onload='y'/>", "|"),
               "<svg:svg xmlns:svg='x' onload='y'>|</svg:svg>");
-    EXPECT_EQ(with_xml_declarations("no root here", "|"), "no root here");
+    // No root found: the declarations go first, so an XML parser stops before the rest.
+    EXPECT_EQ(with_xml_declarations("no root here", "|"), "|no root here");
+    EXPECT_EQ(with_xml_declarations("<?xml version='1.0'?><!DOCTYPE x [<!-- ' -->", "|"),
+              "|<?xml version='1.0'?><!DOCTYPE x [<!-- ' -->");
     auto root = find_xml_root("<!-- <a> --><b x='>'>");
     ASSERT_TRUE(root.found);
     EXPECT_EQ(root.name, "b");
@@ -94,5 +98,42 @@ TEST(HtmlPolicy, RefreshesAreDisabledInPlace) {
               "data-equiv=refresh></svg><script><meta http-equiv=refresh></script>");
 }
 
+// Review findings: the value is read as the browser reads it (character references
+// decoded), and every http-equiv of the tag is renamed, for the first one left counts.
+TEST(HtmlPolicy, RefreshesHiddenByReferencesOrRepeatsAreDisabledToo) {
+    std::string html =
+        "<meta http-equiv=\"&#114;efresh\" content=\"0;url=a\">"
+        "<meta http-equiv=refresh http-equiv=refresh HTTP-EQUIV=x content=\"0;url=b\">";
+    EXPECT_EQ(disable_meta_refresh(html), 2u);
+    EXPECT_EQ(html,
+              "<meta data-equiv=\"&#114;efresh\" content=\"0;url=a\">"
+              "<meta data-equiv=refresh data-equiv=refresh data-EQUIV=x content=\"0;url=b\">");
+    // The scanner sees the first as a refresh too: its URL is a navigation reference.
+    auto scan = scan_html("<meta http-equiv=\"&#114;efresh\" content=\"0;url=http://t.example/\">");
+    ASSERT_EQ(scan.refs.size(), 1u);
+    EXPECT_EQ(scan.refs[0].url, "http://t.example/");
+}
+
 }  // namespace
 }  // namespace mhtml::html
+
+namespace {
+
+// MHT-12.5: a comment or processing instruction in a DOCTYPE's internal subset may hold
+// `]>`, a quote or a tag; it hides none of them from the XML parser, nor from us (review
+// finding: `<!DOCTYPE svg [ <!-- ]><g> --> ]>` made `<g>` the root and the policy went into
+// the comment, and a lone quote in a comment hid the root altogether).
+TEST(HtmlPolicy, MHT_12_5_InternalSubsetCommentsAndPisAreUnits) {
+    using mhtml::html::find_xml_root;
+    const char* svg = "<svg xmlns=\"http://www.w3.org/2000/svg\"><script>x()</script></svg>";
+    for (std::string subset : {"<!-- ]><g> -->", "<!-- ' -->", "<!-- \" -->", "<?pi ]><g> ?>",
+                               "<?pi ' ?>", "<!ENTITY a ']><g>'>", "<!ENTITY b \"<!--\">"}) {
+        const std::string doc = "<!DOCTYPE svg [ " + subset + " ]>" + svg;
+        auto root = find_xml_root(doc);
+        ASSERT_TRUE(root.found) << doc;
+        EXPECT_EQ(root.name, "svg") << doc;
+        EXPECT_EQ(doc.substr(root.begin, 4), "<svg") << doc;
+    }
+}
+
+}  // namespace

@@ -44,6 +44,21 @@ TEST(Charset, Utf8IllFormedBecomesReplacementCharacter) {
     EXPECT_EQ(conv("\xF4\x90\x80\x80", "utf-8"), fffd + fffd + fffd + fffd);
 }
 
+// Review finding: a lone surrogate in UTF-16 costs one U+FFFD, and the text after it stays
+// aligned (an error skips a whole code unit, not one octet).
+TEST(Charset, Utf16LoneSurrogateKeepsTheRestAligned) {
+    using namespace std::string_literals;
+    const std::string le = "a\0\x00\xD8"s + "b\0c\0"s;  // 'a', lone high surrogate, 'b', 'c'
+    EXPECT_EQ(conv(le, "UTF-16LE"), "a" + fffd + "bc");
+    const std::string be = "\0a\xDC\x00\0b"s;  // 'a', lone low surrogate, 'b'
+    EXPECT_EQ(conv(be, "UTF-16BE"), "a" + fffd + "b");
+    EXPECT_EQ(conv("a\0b"s, "UTF-16LE"), "a" + fffd);  // an odd octet at the end
+    const std::string u32 = "a\0\0\0\x00\xD8\0\0"s + "b\0\0\0"s;
+    EXPECT_EQ(conv(u32, "UTF-32LE"), "a" + fffd + "b");
+    // ISO-8859-16 has "16" in its name but one-octet code units.
+    EXPECT_EQ(conv("\xA1", "ISO-8859-16"), "\xC4\x84");
+}
+
 TEST(Charset, Latin1) {
     EXPECT_EQ(conv("caf\xE9", "ISO-8859-1"), "café");
     EXPECT_EQ(conv("caf\xE9", "latin1"), "café");

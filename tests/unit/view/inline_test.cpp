@@ -259,7 +259,7 @@ TEST(Inline, MHT_12_5_EveryDocumentCarriesThePolicyFirst) {
     EXPECT_EQ(test::policy_first_violation(frame_svg, true), "") << frame_svg;
     EXPECT_NE(frame_svg.find("</svg>"), std::string::npos);  // the self-closing root was opened
     EXPECT_EQ(test::policy_first_violation(
-                  data_after(html, "src=\"data:application/xhtml+xml;charset=windows-1252;base64,"),
+                  data_after(html, "src=\"data:application/xhtml+xml;charset=UTF-8;base64,"),
                   true),
               "");
     // An SVG root: the page is HTML, with the policy before the <svg>.
