@@ -335,10 +335,19 @@ collection collect_extracted(const fs::path& dir, const collect_options& options
         if (ids[i].empty() && (!files[i].content_location || options.method == method::cid))
             ids[i] = make_content_id();
     }
+    // A label several parts share (Blink saves each frame of one URL as its own part, named
+    // by a Content-ID) cannot name one of them: such parts are named by cid:.
+    mhtml::detail::keyed_string_map<std::size_t> label_uses;
+    for (const manifest_file& f : files)
+        if (f.content_location) ++label_uses[*f.content_location];
     auto target_of = [&](std::size_t i, std::string_view fragment) {
         const manifest_file& t = files[i];
-        if (options.method != method::cid && t.content_location)
+        const bool shared = t.content_location && label_uses[*t.content_location] > 1;
+        if (options.method != method::cid && t.content_location && !(shared && !ids[i].empty())) {
+            // A label with a fragment (Blink keeps one part per fragment) is used as it is.
+            if (t.content_location->find('#') != std::string::npos) return *t.content_location;
             return *t.content_location + std::string(fragment);
+        }
         return "cid:" + uri::url_encode_id(ids[i]) + std::string(fragment);
     };
     std::uint64_t total = 0;
@@ -375,6 +384,20 @@ collection collect_extracted(const fs::path& dir, const collect_options& options
         const bool is_html = type == "text/html" || type == "application/xhtml+xml";
         const bool xml = type == "application/xhtml+xml" || type == "image/svg+xml";
         const bool is_doc = is_html || type == "image/svg+xml" || type == "text/css";
+        if (type == "text/xml" || type == "application/xml") {
+            // Extract gives a generic XML document the policy too (it is shown as a page).
+            auto text = detail::read_file(canon, error);
+            if (text) {
+                std::string doc = std::move(*text);
+                const std::size_t before = doc.size();
+                remove_declarations(doc, true);
+                if (doc.size() != before) {
+                    r.in_memory = true;
+                    r.file.clear();
+                    r.data = std::move(doc);
+                }
+            }
+        }
         if (is_doc) {
             auto text = detail::read_file(canon, error);
             if (!text) {
@@ -387,7 +410,7 @@ collection collect_extracted(const fs::path& dir, const collect_options& options
             std::string doc = std::move(*text);
             const std::size_t original_size = doc.size();
             std::optional<std::string> charset;
-            if (type != "text/css") charset = remove_declarations(doc, xml && type != "text/html");
+            if (type != "text/css") charset = remove_declarations(doc, xml);
             const bool declarations_removed = doc.size() != original_size;
             if (type == "text/html" && !charset) charset = html::detect_charset({}, doc).name;
             if (charset && type == "text/html")
