@@ -40,6 +40,11 @@
 /// rewritten to the label's spelling (MHT-4.4.1 method (a)) and reported
 /// (`reference_respelled`); references spelled like the label leave the document untouched.
 ///
+/// cid: every packed reference becomes `cid:` + a generated Content-ID (labels are kept:
+/// Chromium keys resources by URL, extract names files by them). filename: references become
+/// uri::make_virtual_filenames names, which are also the labels; a `<base href>` is emptied
+/// and the relative references it made external are written absolute.
+///
 /// Diagnostics: `part_path` is the referencing document's path under the root folder (for
 /// a collect error, ""), `offset` the octet offset of the reference's raw value in that file.
 ///
@@ -153,8 +158,11 @@ MHTML_EXPORT collection collect(const std::filesystem::path& source,
 /// come back as the resolved, absolute label rather than as originally spelled; an emptied
 /// `<base href>` stays empty; a document extract transcoded (ISO-2022-JP, UTF-16) stays UTF-8;
 /// a `<meta http-equiv=refresh>` extract disabled stays disabled; the Content-Type keeps only
-/// its essence (documents get their detected charset back). `options.method` and `limits`
-/// apply; `base`, `all` and `anonymize_labels` do not.
+/// its essence (HTML documents get their detected charset back). A label several parts
+/// share (Blink's frames of one URL) names none of them: references to such a part use its
+/// Content-ID (`cid:`); a Blink `Content-Location: cid:...` also becomes the Content-ID.
+/// `options.method` cid names every part by `cid:`; `limits` apply; `base`, `all` and
+/// `anonymize_labels` do not (the labels are the archive's own).
 MHTML_EXPORT collection collect_extracted(const std::filesystem::path& dir,
                                           const collect_options& options = {});
 
