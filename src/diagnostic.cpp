@@ -87,8 +87,11 @@ constexpr std::array code_names{
     "diagnostics_dropped",
     "field_name_invalid",
     "field_value_invalid",
+    "resource_missing", "resource_not_file", "resource_outside_root", "resource_bad_name",
+    "resource_unreadable", "resource_limit", "reference_respelled", "hidden_field_may_leak",
+    "credential_in_url", "label_leaks_local_path", "extract_not_restored",
 };
-static_assert(code_names.size() == std::size_t(diag_code::field_value_invalid) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::extract_not_restored) + 1,
               "every diag_code needs a name");
 }  // namespace
 

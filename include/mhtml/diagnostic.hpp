@@ -116,6 +116,18 @@ enum class diag_code : std::uint16_t {
     // writer (continued): fields node's write() refuses
     field_name_invalid,
     field_value_invalid,
+    // collector (pack/collect.hpp): local files a page references
+    resource_missing,
+    resource_not_file,
+    resource_outside_root,
+    resource_bad_name,
+    resource_unreadable,
+    resource_limit,
+    reference_respelled,
+    hidden_field_may_leak,
+    credential_in_url,
+    label_leaks_local_path,
+    extract_not_restored,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
