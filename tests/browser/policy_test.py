@@ -158,6 +158,15 @@ class ScriptsDoNotRun(unittest.TestCase):
         self.page("refresh", f'<meta http-equiv="refresh" content="0; url={self.beacon("refresh")}">'
                              "<p>page")
 
+    # Review findings: the attribute's value as the browser reads it, and its repeats.
+    def test_meta_refresh_written_with_a_character_reference(self):
+        self.page("refref", f'<meta http-equiv="&#114;efresh" content="0; url={self.beacon("refref")}">'
+                            "<p>page")
+
+    def test_meta_refresh_with_a_repeated_attribute(self):
+        self.page("refrep", '<meta http-equiv="refresh" http-equiv="refresh" '
+                            f'content="0; url={self.beacon("refrep")}"><p>page')
+
     def test_base_first(self):
         # A <base> before the policy would make "x.js" a loopback script.
         self.page("base", f'<base href="http://127.0.0.1:{self.port}/ran-base/">'
@@ -211,6 +220,27 @@ class ScriptsDoNotRun(unittest.TestCase):
         xml = ('<?xml version="1.0"?><data><s:script xmlns:s="http://www.w3.org/1999/xhtml">'
                f"{self.run_js('xml')}</s:script></data>")
         self.page("xml", '<iframe src="data.xml"></iframe>', [("data.xml", "text/xml", xml)])
+
+    # Review findings: a DOCTYPE's internal subset may hold a comment with "]>" and a tag,
+    # or a lone quote; the XML parser sees through both, and so must the policy's placement.
+    def test_svg_frame_with_a_tag_in_a_doctype_comment(self):
+        svg = ('<!DOCTYPE svg [ <!-- ]><g> --> ]><svg xmlns="http://www.w3.org/2000/svg">'
+               f"<script>{self.run_js('dtdtag')}</script></svg>")
+        self.page("dtdtag", '<iframe src="pic.svg"></iframe>', [("pic.svg", "image/svg+xml", svg)])
+
+    def test_svg_frame_with_a_quote_in_a_doctype_comment(self):
+        svg = ("<!DOCTYPE svg [<!-- ' -->]><svg xmlns=\"http://www.w3.org/2000/svg\">"
+               f"<script>{self.run_js('dtdquote')}</script></svg>")
+        self.page("dtdquote", '<iframe src="pic.svg"></iframe>',
+                  [("pic.svg", "image/svg+xml", svg)])
+
+    # An SVG decoded by its XML declaration: ISO-2022-JP octets hide a fake root from a
+    # reader that takes them for windows-1252.
+    def test_svg_frame_in_iso_2022_jp(self):
+        svg = ('<?xml version="1.0" encoding="ISO-2022-JP"?>\n<!-- \x1b$B-->x<ggg\x1b(B> -->\n'
+               '<svg xmlns="http://www.w3.org/2000/svg">'
+               f"<script>{self.run_js('jis')}</script></svg>")
+        self.page("jis", '<iframe src="pic.svg"></iframe>', [("pic.svg", "image/svg+xml", svg)])
 
     def test_frames_and_objects_of_html(self):
         frame = f"<!--><script>{self.run_js('frames')}</script><p>frame<!-- end -->"
