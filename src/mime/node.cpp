@@ -67,6 +67,20 @@ void append_param(std::string& out, std::string_view name, std::string_view valu
     out += '"';
 }
 
+// RFC 2046 §5.1.1: 1 to 70 bchars, not ending in a space. A caller's boundary that is not
+// one (CRLF and white space would pass check_field as a fold, and the delimiter lines would
+// then not match the parameter) is replaced like one that occurs in the content.
+bool is_boundary(std::string_view b) noexcept {
+    if (b.empty() || b.size() > 70 || b.back() == ' ') return false;
+    for (char c : b) {
+        const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                        (c >= 'A' && c <= 'Z') ||
+                        std::string_view("'()+_,-./:=? ").find(c) != std::string_view::npos;
+        if (!ok) return false;
+    }
+    return true;
+}
+
 std::string content_type_value(const content_type& ct, std::string_view boundary) {
     std::string v = ct.essence();
     if (!boundary.empty()) append_param(v, "boundary", boundary);
@@ -240,7 +254,7 @@ void writer::entity(const node& n, std::string& out, const std::string& path) {
             });
         };
         std::string boundary;
-        if (auto b = ct.param("boundary"); b && !b->empty() && !occurs(std::string(*b))) {
+        if (auto b = ct.param("boundary"); b && is_boundary(*b) && !occurs(std::string(*b))) {
             boundary = std::string(*b);
         } else {
             std::uint64_t h = fnv1a(path);

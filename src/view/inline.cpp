@@ -9,6 +9,7 @@
 #include "mhtml/mime/base64.hpp"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -144,7 +145,13 @@ private:
             return "data:,";
         }
         if (inlined_.insert(target.index()).second) ++report_.parts_inlined;
-        auto cached = uris_.find(target.index());
+        // A style sheet without a charset of its own is read in its referrer's: one URI per
+        // such charset (review finding: the first referrer's charset served all of them).
+        const uri_key key{target.index(), type == archive::document_type::css &&
+                                                  !target.content_type().param("charset")
+                                              ? referrer_charset
+                                              : std::string()};
+        auto cached = uris_.find(key);
         if (cached != uris_.end()) return cached->second;
         if (type == archive::document_type::none) {
             std::string body;
@@ -157,7 +164,7 @@ private:
             ++report_.encodings;
             if (leaf_cache_bytes_ + uri.size() > leaf_cache_limit) return uri;
             leaf_cache_bytes_ += uri.size();
-            return uris_.emplace(target.index(), std::move(uri)).first->second;
+            return uris_.emplace(key, std::move(uri)).first->second;
         }
         stack_.push_back(target.index());
         archive::document_text d = agg_.read_document(target);
@@ -191,7 +198,7 @@ private:
         check_size(uri.size() + text.size() / 3 * 4);
         uri += mime::base64_encode(text, 0);
         ++report_.encodings;
-        return uris_.emplace(target.index(), std::move(uri)).first->second;
+        return uris_.emplace(key, std::move(uri)).first->second;
     }
 
     // A root that is not HTML (Chromium saves image documents and text files): a page showing
@@ -233,7 +240,9 @@ private:
     const std::uint64_t budget_;
     std::vector<std::uint32_t> stack_;
     std::unordered_set<std::uint32_t> inlined_;
-    std::unordered_map<std::uint32_t, std::string> uris_;  // data: URIs made so far
+    // data: URIs made so far, by part and (style sheets without a charset) referrer charset
+    using uri_key = std::pair<std::uint32_t, std::string>;
+    std::map<uri_key, std::string> uris_;
     std::size_t leaf_cache_bytes_ = 0;
 };
 

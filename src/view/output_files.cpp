@@ -194,14 +194,18 @@ bool output_folder::commit(std::string& error) {
 }
 
 output_file::~output_file() {
-    if (f_ && !stdout_) std::fclose(f_);
+    if (f_) std::fclose(f_);
     if (!temp_.empty() && !committed_) ::unlink(temp_.c_str());
 }
 
 bool output_file::open(const fs::path& file, std::string& error) {
     if (file == "-") {
         stdout_ = true;
-        f_ = stdout;
+        f_ = std::tmpfile();
+        if (!f_) {
+            error = cat({"cannot make a temporary file for standard output: ", why(errno)});
+            return false;
+        }
         return true;
     }
     target_ = file;
@@ -243,6 +247,16 @@ bool output_file::commit(std::string& error) {
     if (std::fflush(f_) != 0) failed_ = true;
     if (stdout_) {
         committed_ = true;
+        if (!failed_ && std::fseek(f_, 0, SEEK_SET) != 0) failed_ = true;
+        std::vector<char> buffer(1 << 20);
+        while (!failed_) {
+            const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), f_);
+            if (n == 0) break;
+            if (std::fwrite(buffer.data(), 1, n, stdout) != n) failed_ = true;
+        }
+        if (std::ferror(f_) || std::fflush(stdout) != 0) failed_ = true;
+        std::fclose(f_);
+        f_ = nullptr;
         if (failed_) error = "cannot write to standard output";
         return !failed_;
     }

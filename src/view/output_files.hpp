@@ -42,7 +42,9 @@ public:
     output_file& operator=(const output_file&) = delete;
     ~output_file();
 
-    /// A temporary file beside `file` ("-": standard output, written directly).
+    /// A temporary file beside `file`. "-" is standard output: the octets are kept in an
+    /// anonymous temporary file (tmpfile(3)) and copied to standard output by commit(), so
+    /// that a failure (an output budget passed) writes nothing there either.
     bool open(const std::filesystem::path& file, std::string& error);
     /// Appends; false after a write error (reported by commit()).
     bool write(std::string_view data);

@@ -95,4 +95,24 @@ TEST(CliArchive, CatByUriAndByPath) {
               1);  // a multipart
 }
 
+// Review finding: check's list of findings is capped by --max-diagnostics like every other
+// list; the counts and the exit status still cover all of them.
+TEST(CliArchive, CheckListsAtMostMaxDiagnosticsFindings) {
+    std::string page;
+    for (int i = 0; i < 500; ++i) page += "<img src=\"cid:m" + std::to_string(i) + "@x\">";
+    const std::string file = mhtml::test::temp_file(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; type=\"text/html\"; "
+        "boundary=B\r\n\r\n--B\r\nContent-Type: text/html; charset=us-ascii\r\n\r\n" +
+        page + "\r\n--B--\r\n");
+    auto r = run_cli({"check", "--max-diagnostics", "10", file});
+    EXPECT_EQ(r.status, 0);  // broken cid: links are warnings
+    auto lines = mhtml::test::lines_of(r.out);
+    ASSERT_EQ(lines.size(), 12u) << r.out;
+    EXPECT_EQ(lines[10].rfind("... 490 more findings not listed", 0), 0u) << lines[10];
+    EXPECT_NE(lines[11].find("500 warnings"), std::string::npos) << lines[11];
+    auto j = run_cli({"check", "--json", "--max-diagnostics", "10", file});
+    EXPECT_NE(j.out.find("\"findings_not_listed\":490"), std::string::npos) << j.out.substr(0, 200);
+    std::filesystem::remove(file);
+}
+
 }  // namespace

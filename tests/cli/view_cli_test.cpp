@@ -103,6 +103,11 @@ TEST(CliView, InlineWritesAFileOrStandardOutput) {
     auto piped = run_cli("inline " + corpus("testim__hn.mhtml") + " -o -");
     EXPECT_EQ(piped.status, 0);
     EXPECT_EQ(piped.out, page);
+    // Over the output budget, nothing reaches standard output either (review finding: the
+    // first octets used to be written before the budget stopped the page).
+    auto over = run_cli("inline --max-output 1000 " + corpus("testim__hn.mhtml") + " -o -");
+    EXPECT_EQ(over.status, 2);
+    EXPECT_EQ(over.out, "");
     auto json = run_cli("inline --json --offline " + corpus("testim__hn.mhtml") + " -o " +
                         shell_quote(out));
     ASSERT_EQ(json.status, 0);

@@ -1,6 +1,7 @@
 // mhtml check: the conformance checker. One finding per line (level, requirement row, code,
 // part, offset, explanation), a summary, exit 1 when a MUST is violated.
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -51,6 +52,10 @@ int run_check(const check_options& o) {
     co.blink_style_imports = o.blink_style_imports;
     const std::vector<archive::finding> findings = archive::check(doc, co);
     const archive::finding_counts counts = archive::count_levels(findings);
+    // The list is capped like every list of diagnostics (--max-diagnostics); the counts and
+    // the exit status still cover every finding.
+    const std::size_t listed = std::min(findings.size(), o.limits.max_diagnostics);
+    const std::size_t not_listed = findings.size() - listed;
 
     std::string out;
     if (o.json) {
@@ -60,7 +65,8 @@ int run_check(const check_options& o) {
         w.string(o.file);
         w.key("findings");
         w.begin_array();
-        for (const archive::finding& f : findings) {
+        for (std::size_t i = 0; i < listed; ++i) {
+            const archive::finding& f = findings[i];
             w.begin_object();
             w.key("requirement");
             w.string(f.requirement);
@@ -77,6 +83,8 @@ int run_check(const check_options& o) {
             w.end_object();
         }
         w.end_array();
+        w.key("findings_not_listed");
+        w.number(not_listed);
         w.key("errors");
         w.number(counts.errors);
         w.key("warnings");
@@ -86,7 +94,8 @@ int run_check(const check_options& o) {
         w.end_object();
         out += '\n';
     } else {
-        for (const archive::finding& f : findings) {
+        for (std::size_t i = 0; i < listed; ++i) {
+            const archive::finding& f = findings[i];
             out += archive::level_name(f.level);
             out += ' ';
             out += f.requirement;
@@ -99,6 +108,13 @@ int run_check(const check_options& o) {
             out += ": ";
             out += printable(f.message);
             out += '\n';
+        }
+        if (not_listed) {
+            out += "... ";
+            out += plural(not_listed, "more finding");
+            out += " not listed (--max-diagnostics ";
+            out += std::to_string(o.limits.max_diagnostics);
+            out += "); the counts below include them\n";
         }
         out += o.file == "-" ? std::string("standard input") : o.file;
         out += ": ";
@@ -130,7 +146,8 @@ runner add_check_command(CLI::App& app) {
         ->required();
     cmd->add_flag("--json", o->json,
                   "print one JSON document {\"file\", \"findings\": [{requirement, level, code, "
-                  "part, offset, message}], \"errors\", \"warnings\", \"notes\"}");
+                  "part, offset, message}], \"findings_not_listed\", \"errors\", \"warnings\", \"notes\"}: "
+                  "at most --max-diagnostics findings are listed, the counts cover all");
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches (references "
                   "only a lenient reader finds then reach no part)");

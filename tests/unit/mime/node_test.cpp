@@ -134,6 +134,24 @@ TEST(Node, BoundaryNeverOccursInContent_Rfc2046_5_1_1) {
     EXPECT_EQ(decoded(*doc.find("1")), "--abc\r\n--abc--\r\n");
 }
 
+// Review finding: a boundary the caller chose is kept only when RFC 2046 allows it (1-70
+// bchars, no final space); one with a fold in it or too long is replaced.
+TEST(Node, ABoundaryThatIsNotOneIsReplaced_Rfc2046_5_1_1) {
+    for (const std::string& bad :
+         std::vector<std::string>{"\"a\r\n b\"", std::string(71, 'x'), "\"a \"", "\"a\\\"b\""}) {
+        node m = node::multipart("mixed", {node::leaf("text/plain", "x")}, "boundary=" + bad);
+        auto w = write(m);
+        ASSERT_TRUE(w.ok()) << bad;
+        auto doc = document::parse(w.bytes);
+        EXPECT_TRUE(doc.diagnostics().empty()) << bad << "\n" << w.bytes;
+        ASSERT_EQ(doc.root().child_count(), 1u) << bad;
+        EXPECT_EQ(doc.root().boundary().substr(0, 8), "=_mhtml_") << bad;
+    }
+    node ok =
+        node::multipart("mixed", {node::leaf("text/plain", "x")}, "boundary=\"a'()+_,-./:=? b\"");
+    EXPECT_EQ(document::parse(write(ok).bytes).root().boundary(), "a'()+_,-./:=? b");
+}
+
 TEST(Node, TransferEncodingChosenForContent) {
     auto enc = [](node n) {
         auto doc = document::parse(write(n).bytes);

@@ -205,7 +205,9 @@ TEST(Inline, FramesThatRepeatEachOtherStopAtTheBudget) {
     for (int i = 1; i <= 25; ++i) {
         std::string frames = "<p>";
         for (int k = 0; k < 3; ++k)
-            frames.append("<iframe src=\"f").append(std::to_string(i + 1)).append(".html\"></iframe>");
+            frames.append("<iframe src=\"f")
+                .append(std::to_string(i + 1))
+                .append(".html\"></iframe>");
         std::string name = "f";
         name.append(std::to_string(i)).append(".html");
         parts.push_back({name, "text/html", frames});
@@ -218,9 +220,8 @@ TEST(Inline, FramesThatRepeatEachOtherStopAtTheBudget) {
     EXPECT_EQ(html, "");  // and run() checked that the sandbox holds nothing
     inline_options small;
     small.max_output = 2000;
-    auto [html2, r2] = run(related("<iframe src=\"f1.html\"></iframe>", {parts.end() - 3,
-                                                                         parts.end()}),
-                           small);
+    auto [html2, r2] =
+        run(related("<iframe src=\"f1.html\"></iframe>", {parts.end() - 3, parts.end()}), small);
     EXPECT_TRUE(r2.ok()) << r2.error;  // three levels fit
     small.max_output = 200;
     auto [html3, r3] = run(related("<p>" + std::string(300, 'x')), small);
@@ -231,9 +232,10 @@ TEST(Inline, FramesThatRepeatEachOtherStopAtTheBudget) {
 TEST(Inline, EachPartIsEncodedOnce) {
     std::string page = "<link rel=stylesheet href=s.css><link rel=stylesheet href=s.css>";
     for (int i = 0; i < 50; ++i) page += "<img src=a.png><iframe src=f.html></iframe>";
-    auto [html, r] = run(related(page, {{"a.png", "image/png", "PNG"},
-                                        {"s.css", "text/css", "p { background: url(a.png) }"},
-                                        {"f.html", "text/html", "<img src=a.png><img src=a.png>"}}));
+    auto [html, r] =
+        run(related(page, {{"a.png", "image/png", "PNG"},
+                           {"s.css", "text/css", "p { background: url(a.png) }"},
+                           {"f.html", "text/html", "<img src=a.png><img src=a.png>"}}));
     ASSERT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(r.parts_inlined, 3u);
     EXPECT_EQ(r.encodings, 3u);
@@ -241,15 +243,30 @@ TEST(Inline, EachPartIsEncodedOnce) {
     EXPECT_EQ(r.references_inlined, 102u + 1u + 2u);
 }
 
+// Review finding: a style sheet without a charset of its own is read in each referrer's
+// charset, so it gets one data: URI per charset, not the first referrer's for all.
+TEST(Inline, AStyleSheetWithoutACharsetFollowsEachReferrer) {
+    auto [html, r] = run(
+        related("<link rel=stylesheet href=\"s.css\"><iframe src=\"f.html\"></iframe>",
+                {{"s.css", "text/css", "p::before { content: '\xE9' }"},
+                 {"f.html", "text/html; charset=utf-8", "<link rel=stylesheet href=\"s.css\">"}},
+                "text/html; charset=windows-1252"));
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_NE(html.find("data:text/css;charset=windows-1252;base64,"), std::string::npos);
+    const std::string frame = data_after(html, "src=\"data:text/html;charset=UTF-8;base64,");
+    EXPECT_NE(frame.find("data:text/css;charset=UTF-8;base64,"), std::string::npos) << frame;
+}
+
 TEST(Inline, MHT_12_5_EveryDocumentCarriesThePolicyFirst) {
     const std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" onload=\"x()\"/>";
-    auto [html, r] = run(related("<!--><script>x()</script><!-- --><iframe src=\"f.html\"></iframe>"
-                                 "<iframe src=\"p.svg\"></iframe><iframe src=\"x.xhtml\"></iframe>",
-                                 {{"f.html", "text/html", "<!---><script>y()</script>-->"},
-                                  {"p.svg", "image/svg+xml", svg},
-                                  {"x.xhtml", "application/xhtml+xml",
-                                   "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
-                                   "<script>z()</script></body></html>"}}));
+    auto [html, r] =
+        run(related("<!--><script>x()</script><!-- --><iframe src=\"f.html\"></iframe>"
+                    "<iframe src=\"p.svg\"></iframe><iframe src=\"x.xhtml\"></iframe>",
+                    {{"f.html", "text/html", "<!---><script>y()</script>-->"},
+                     {"p.svg", "image/svg+xml", svg},
+                     {"x.xhtml", "application/xhtml+xml",
+                      "<html xmlns=\"http://www.w3.org/1999/xhtml\"><body>"
+                      "<script>z()</script></body></html>"}}));
     ASSERT_TRUE(r.ok()) << r.error;
     EXPECT_EQ(test::policy_first_violation(html, false), "");
     EXPECT_EQ(test::policy_first_violation(
@@ -259,8 +276,7 @@ TEST(Inline, MHT_12_5_EveryDocumentCarriesThePolicyFirst) {
     EXPECT_EQ(test::policy_first_violation(frame_svg, true), "") << frame_svg;
     EXPECT_NE(frame_svg.find("</svg>"), std::string::npos);  // the self-closing root was opened
     EXPECT_EQ(test::policy_first_violation(
-                  data_after(html, "src=\"data:application/xhtml+xml;charset=UTF-8;base64,"),
-                  true),
+                  data_after(html, "src=\"data:application/xhtml+xml;charset=UTF-8;base64,"), true),
               "");
     // An SVG root: the page is HTML, with the policy before the <svg>.
     auto [page, r2] = run(related(svg, {}, "image/svg+xml"));
