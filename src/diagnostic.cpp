@@ -87,8 +87,22 @@ constexpr std::array code_names{
     "diagnostics_dropped",
     "field_name_invalid",
     "field_value_invalid",
+    "resource_unreadable",
+    "content_encoding_decoded",
+    "content_encoding_invalid",
+    "decompression_limit",
+    "text_transcoded",
+    "line_ends_converted",
+    "content_md5_dropped",
+    "charset_chosen",
+    "boundary_in_body",
+    "private_label",
+    "external_body_written",
+    "external_not_url",
+    "field_dropped",
+    "sink_write_failed",
 };
-static_assert(code_names.size() == std::size_t(diag_code::field_value_invalid) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::sink_write_failed) + 1,
               "every diag_code needs a name");
 }  // namespace
 
