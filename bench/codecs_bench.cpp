@@ -149,6 +149,40 @@ void BM_Base64Encode(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
 }
 
+void base64_encode_bench(benchmark::State& state, simd_level level, std::size_t line) {
+    const std::string in = random_octets(eight_mb / 4 * 3, 2);
+    std::vector<char> out(base64_encoder::max_output(in.size(), line));
+    mhtml::mime::set_simd_level(level);
+    if (mhtml::mime::active_simd_level() != level) state.SkipWithError("level not supported");
+    for (auto _ : state) {
+        base64_encoder e(line);
+        std::size_t n = e.step(in, out.data());
+        n += e.finish(out.data() + n);
+        benchmark::DoNotOptimize(n);
+        benchmark::ClobberMemory();
+    }
+    mhtml::mime::set_simd_level(simd_level::automatic);
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
+}
+void BM_Base64EncodeLinesScalar(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::scalar, 76);
+}
+void BM_Base64EncodeLinesAvx2(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::avx2, 76);
+}
+void BM_Base64EncodeLinesAvx512(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::avx512, 76);
+}
+void BM_Base64EncodeFlatScalar(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::scalar, 0);
+}
+void BM_Base64EncodeFlatAvx2(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::avx2, 0);
+}
+void BM_Base64EncodeFlatAvx512(benchmark::State& s) {
+    base64_encode_bench(s, simd_level::avx512, 0);
+}
+
 void BM_QpDecodeHtml(benchmark::State& state) {
     const std::string& in = qp_html();
     std::vector<char> out(qp_decoder::max_output(in.size()) + 2);
@@ -175,6 +209,12 @@ void BM_QpEncodeHtml(benchmark::State& state) {
     state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * in.size()));
 }
 
+void BM_QpEncodeHtmlScalar(benchmark::State& state) {
+    mhtml::mime::set_simd_level(simd_level::scalar);
+    BM_QpEncodeHtml(state);
+    mhtml::mime::set_simd_level(simd_level::automatic);
+}
+
 void BM_QpEncodeBinary(benchmark::State& state) {
     const std::string in = random_octets(eight_mb / 4, 3);
     std::vector<char> out(qp_encoder::max_output(in.size()));
@@ -198,6 +238,13 @@ BENCHMARK(BM_Base64DecodeFlatAvx2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Base64DecodeFlatAvx512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Base64DecodeOneShot)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Base64Encode)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeLinesScalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeLinesAvx2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeLinesAvx512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeFlatScalar)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeFlatAvx2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Base64EncodeFlatAvx512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_QpDecodeHtml)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_QpEncodeHtml)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_QpEncodeHtmlScalar)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_QpEncodeBinary)->Unit(benchmark::kMillisecond);

@@ -14,6 +14,7 @@ packages=(
   libboost-url1.81-dev                                    # Boost.URL (RFC 3986 references and resolution)
   nlohmann-json3-dev                                      # JSON reader for the spec vectors in tests
   libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
+  zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
   python3                                                 # Python's email package: reference reader in tests
   chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser
 )

@@ -90,8 +90,21 @@ constexpr std::array code_names{
     "resource_missing", "resource_not_file", "resource_outside_root", "resource_bad_name",
     "resource_unreadable", "resource_limit", "reference_respelled", "hidden_field_may_leak",
     "credential_in_url", "label_leaks_local_path", "extract_not_restored",
+    "content_encoding_decoded",
+    "content_encoding_invalid",
+    "decompression_limit",
+    "text_transcoded",
+    "line_ends_converted",
+    "content_md5_dropped",
+    "charset_chosen",
+    "boundary_in_body",
+    "private_label",
+    "external_body_written",
+    "external_not_url",
+    "field_dropped",
+    "sink_write_failed",
 };
-static_assert(code_names.size() == std::size_t(diag_code::extract_not_restored) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::sink_write_failed) + 1,
               "every diag_code needs a name");
 }  // namespace
 

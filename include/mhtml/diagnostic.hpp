@@ -128,6 +128,20 @@ enum class diag_code : std::uint16_t {
     credential_in_url,
     label_leaks_local_path,
     extract_not_restored,
+    // writer (pack/writer.hpp): conversions and refusals of the streaming writer
+    content_encoding_decoded,
+    content_encoding_invalid,
+    decompression_limit,
+    text_transcoded,
+    line_ends_converted,
+    content_md5_dropped,
+    charset_chosen,
+    boundary_in_body,
+    private_label,
+    external_body_written,
+    external_not_url,
+    field_dropped,
+    sink_write_failed,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".
@@ -152,7 +166,7 @@ struct diagnostic {
 /// The `diagnostics_dropped` diagnostic that ends a list capped at `cap`: `count` were
 /// dropped, the worst of severity `worst`, the first at input offset `offset`.
 MHTML_EXPORT diagnostic dropped_diagnostics(std::uint64_t count, severity worst,
-                                             std::uint64_t offset, std::size_t cap);
+                                            std::uint64_t offset, std::size_t cap);
 /// How many diagnostics a `diagnostics_dropped` diagnostic counts; 0 for any other.
 MHTML_EXPORT std::uint64_t dropped_count(const diagnostic& d) noexcept;
 /// Appends `d` to `list` while it holds fewer than `cap` diagnostics (a final

@@ -50,6 +50,21 @@ detail::base64_kernel pick_kernel() noexcept {
     return &detail::base64_decode_scalar;
 }
 
+/// The vector encoder allowed now, or nullptr for the scalar code.
+detail::base64_encode_kernel pick_encode_kernel() noexcept {
+#if defined(MHTML_BASE64_X86)
+    switch (active_simd_level()) {
+        case simd_level::avx512:
+            return &detail::base64_encode_avx512;
+        case simd_level::avx2:
+            return &detail::base64_encode_avx2;
+        default:
+            break;
+    }
+#endif
+    return nullptr;
+}
+
 void note(codec_status& st, bool codec_status::*flag, std::uint64_t offset) noexcept {
     st.*flag = true;
     st.first_problem = std::min(st.first_problem, offset);
@@ -381,6 +396,11 @@ std::size_t base64_encoder::step(std::string_view in, char* out) noexcept {
             *o++ = '\n';
             column_ = 0;
         }
+    }
+    // Vector kernels for the common shapes: 76-character lines from a line start, or no breaks.
+    if (const auto kernel = pick_encode_kernel();
+        kernel != nullptr && (line_length_ == 0 || (line_length_ == 76 && column_ == 0))) {
+        kernel(p, end, o, line_length_ == 0 ? 0 : 57);
     }
     if (line_length_ == 0) {
         while (end - p >= 3) {

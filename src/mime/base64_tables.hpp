@@ -77,8 +77,29 @@ using base64_kernel = void (*)(const std::uint8_t*& p, const std::uint8_t* end, 
 
 void base64_decode_scalar(const std::uint8_t*& p, const std::uint8_t* end, std::uint8_t*& o,
                           std::uint8_t* o_end) noexcept;
+/// Encoding kernels: encode whole lines of `line_octets` input octets (57 for 76-character
+/// lines), each followed by CRLF, while that much input is left; with `line_octets` 0, encode
+/// 3-octet groups without line breaks while enough input is left for a vector step. They
+/// leave the rest (and any partial line) to the scalar code, and give its exact output.
+using base64_encode_kernel = void (*)(const std::uint8_t*& p, const std::uint8_t* end, char*& o,
+                                      std::size_t line_octets) noexcept;
+
+/// One 3-octet group as four characters (the kernels' scalar tail).
+inline char* base64_put_group(const std::uint8_t* p, char* o) noexcept {
+    const std::uint32_t v = (std::uint32_t{p[0]} << 16) | (std::uint32_t{p[1]} << 8) | p[2];
+    o[0] = base64_alphabet[v >> 18];
+    o[1] = base64_alphabet[(v >> 12) & 63];
+    o[2] = base64_alphabet[(v >> 6) & 63];
+    o[3] = base64_alphabet[v & 63];
+    return o + 4;
+}
+
 #if defined(__x86_64__) || defined(__i386__)
 #define MHTML_BASE64_X86 1
+void base64_encode_avx2(const std::uint8_t*& p, const std::uint8_t* end, char*& o,
+                        std::size_t line_octets) noexcept;
+void base64_encode_avx512(const std::uint8_t*& p, const std::uint8_t* end, char*& o,
+                          std::size_t line_octets) noexcept;
 void base64_decode_avx2(const std::uint8_t*& p, const std::uint8_t* end, std::uint8_t*& o,
                         std::uint8_t* o_end) noexcept;
 void base64_decode_avx512(const std::uint8_t*& p, const std::uint8_t* end, std::uint8_t*& o,

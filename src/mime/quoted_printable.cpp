@@ -361,6 +361,27 @@ constexpr std::array<token, 256> make_tokens(bool text) {
 constexpr std::array<token, 256> text_tokens = make_tokens(true);
 constexpr std::array<token, 256> binary_tokens = make_tokens(false);
 
+#if defined(__SSE2__)
+/// How many of the 16 octets at `d` (with d[16] readable) stand for themselves in the
+/// middle of a line: rule 2 literals, and SP/HTAB not followed by a line break (text mode).
+inline unsigned literal_run(const std::uint8_t* d, bool text) noexcept {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d));
+    const __m128i printable =
+        _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(32)), _mm_cmplt_epi8(x, _mm_set1_epi8(127)));
+    const __m128i lit = _mm_andnot_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('=')), printable);
+    __m128i space =
+        _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+    if (text) {
+        const __m128i next = _mm_loadu_si128(reinterpret_cast<const __m128i*>(d + 1));
+        const __m128i line_end = _mm_or_si128(_mm_cmpeq_epi8(next, _mm_set1_epi8('\r')),
+                                              _mm_cmpeq_epi8(next, _mm_set1_epi8('\n')));
+        space = _mm_andnot_si128(line_end, space);
+    }
+    const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(lit, space)));
+    return static_cast<unsigned>(__builtin_ctz(~mask | 0x10000u));
+}
+#endif
+
 inline char* put_escape(std::uint8_t c, char* o) noexcept {
     o[0] = '=';
     o[1] = hex_digits[c >> 4];
@@ -385,6 +406,9 @@ std::size_t qp_encoder::max_output(std::size_t n) noexcept {
 std::size_t qp_encoder::encode(const std::uint8_t* d, std::size_t n, bool final,
                                char*& oo) noexcept {
     const bool text = mode_ == qp_mode::text;
+#if defined(__SSE2__)
+    const bool vector = active_simd_level() != simd_level::scalar;
+#endif
     char* o = oo;
     std::size_t column = column_;  // a local: stores through `o` could alias the member
     std::size_t i = 0;
@@ -394,6 +418,20 @@ std::size_t qp_encoder::encode(const std::uint8_t* d, std::size_t n, bool final,
             // the line-start rules do not apply. Branch-free but for the rare exits.
             const auto& table = text ? text_tokens : binary_tokens;
             while (i < n && column <= max_line - 4) {
+#if defined(__SSE2__)
+                // Runs that need no escaping are copied 16 octets at a time (each one of
+                // them would pass the test below: column <= 72 before it).
+                if (vector && n - i > 16 && column + 15 <= max_line - 4) {
+                    const unsigned k = literal_run(d + i, text);
+                    if (k != 0) {
+                        std::memcpy(o, d + i, 16);  // the octets past k are overwritten later
+                        o += k;
+                        column += k;
+                        i += k;
+                        continue;
+                    }
+                }
+#endif
                 const token& t = table[d[i]];
                 const std::uint8_t next = d[i + 1 < n ? i + 1 : i];
                 const bool line_break_next = (i + 1 == n) | (text & is_line_end(next));

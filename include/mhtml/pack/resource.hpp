@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mhtml/export.hpp"
@@ -44,6 +45,12 @@ struct resource {
     std::filesystem::path file;
     /// Where the resource came from, for reports (a path, a URL); not written.
     std::string origin;
+    /// Further header fields to carry over (name, unfolded value), e.g. Content-MD5,
+    /// Content-Disposition, Content-Description, Content-Language. The writer drops the
+    /// fields it writes itself (Content-Type, Content-Transfer-Encoding, Content-Location,
+    /// Content-ID, Content-Base, Content-Encoding, Content-Length, MIME-Version), any field
+    /// check_field refuses, and a Content-MD5 that a conversion made stale (MHT-11.5).
+    std::vector<std::pair<std::string, std::string>> fields;
 };
 
 }  // namespace mhtml::pack

@@ -1,0 +1,230 @@
+#pragma once
+/// pack::writer: writes an MHTML aggregate (RFC 2557, draft-ietf-mhtml-rev-04) or an HTML
+/// mail as it goes, one resource at a time.
+///
+/// Memory is bounded by one resource plus constant buffers (a 1 MiB output buffer, a 1 MiB
+/// read buffer): a binary resource read from a file is never held whole, and the archive is
+/// never held whole either (except by a string_sink, by request).
+///
+/// What goes on the wire:
+///  * `MIME-Version: 1.0`, `Date`, `Subject` (the root's `<title>` by default, RFC 2047
+///    words when it is not ASCII), Chromium's `Snapshot-Content-Location` when the root's
+///    label is absolute, then `Content-Type: multipart/related; type="..."; boundary="..."`
+///    with `type` always (MHT-7.6) and `start` whenever the root is not the first part
+///    (MHT-7.7); parameters are always quoted (REL-3.4.2); multiparts are never
+///    transfer-encoded (REL-2.2); CRLF everywhere.
+///  * One Content-Location per part (MHT-4.2.5) written by uri::write_header_uri (bare, the
+///    RFC 2017 folded form, or RFC 2047 words, MHT-4.4.1, MHT-4.4.2), a Content-ID when the
+///    resource has one. Every field is checked by mime::check_field first, so no value can
+///    start a field of its own.
+///  * The boundary contains `=_` (never in base64 or quoted-printable output) and 24 random
+///    characters; a 7bit body is scanned for it and goes quoted-printable if it has it.
+///  * Text: canonical CRLF (converted only where it is not, MHT-11.4, MHT-11.8), always a
+///    charset (MHT-11.9), UTF-16/32 transcoded to UTF-8 (MHT-11.7), 7bit when valid, else
+///    quoted-printable, or base64 when more than a third of the octets would need escaping.
+///    Anything else: base64 in 76-character lines.
+///  * HTTP Content-Encoding (gzip, deflate, br) is undone first (MHT-11.6), with a bound.
+///  * A Content-MD5 the resource carried is dropped when a conversion changed the octets
+///    (MHT-11.5).
+///
+/// Nothing here throws for bad input or I/O: a resource that cannot be read is left out
+/// with a diagnostic (the archive stays valid), a sink that fails ends the writing with
+/// `write_report::error`.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mhtml/diagnostic.hpp"
+#include "mhtml/export.hpp"
+#include "mhtml/pack/resource.hpp"
+
+namespace mhtml::pack {
+
+// ---------------------------------------------------------------------------------------------
+// Sinks
+
+/// Where the octets go. write() is called with at most about 1 MiB at a time, in order.
+class MHTML_EXPORT sink {
+public:
+    virtual ~sink();
+    /// Writes all of `bytes`; false on failure (then error() says why, and nothing more is
+    /// written).
+    virtual bool write(std::string_view bytes) = 0;
+    /// What went wrong, after write() returned false.
+    [[nodiscard]] virtual std::string error() const { return {}; }
+};
+
+/// Appends to a string the caller owns.
+class MHTML_EXPORT string_sink final : public sink {
+public:
+    explicit string_sink(std::string& out) noexcept : out_(out) {}
+    bool write(std::string_view bytes) override;
+
+private:
+    std::string& out_;
+};
+
+/// Writes to an open file descriptor (partial writes and EINTR are retried). Does not close it.
+class MHTML_EXPORT fd_sink final : public sink {
+public:
+    explicit fd_sink(int fd) noexcept : fd_(fd) {}
+    bool write(std::string_view bytes) override;
+    [[nodiscard]] std::string error() const override { return error_; }
+
+private:
+    int fd_;
+    std::string error_;
+};
+
+/// Calls a function; it returns false to fail the writing.
+class MHTML_EXPORT callback_sink final : public sink {
+public:
+    explicit callback_sink(std::function<bool(std::string_view)> f) : f_(std::move(f)) {}
+    bool write(std::string_view bytes) override;
+    [[nodiscard]] std::string error() const override { return "the callback refused the octets"; }
+
+private:
+    std::function<bool(std::string_view)> f_;
+};
+
+/// Writes a file atomically: to a temporary file in the same directory, which commit()
+/// flushes (fsync) and renames over `path`. Destroyed without commit() (or after a failure),
+/// it removes the temporary file and `path` is untouched.
+class MHTML_EXPORT file_sink final : public sink {
+public:
+    explicit file_sink(std::filesystem::path path);
+    ~file_sink() override;
+    file_sink(const file_sink&) = delete;
+    file_sink& operator=(const file_sink&) = delete;
+    /// False if the temporary file could not be created (then error() says why).
+    [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
+    bool write(std::string_view bytes) override;
+    /// Makes the file appear at `path`; false (and error()) on failure.
+    bool commit();
+    [[nodiscard]] std::string error() const override { return error_; }
+
+private:
+    std::filesystem::path path_, temp_;
+    int fd_ = -1;
+    std::string error_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Options and report
+
+struct writer_options {
+    /// How the collector made references resolve; here it only changes what is written in
+    /// headers (with method::cid every part gets a Content-ID, generated if missing).
+    pack::method method = method::content_location;
+    /// The Date field; now when unset.
+    std::optional<std::chrono::system_clock::time_point> date;
+    /// The Subject field (UTF-8; RFC 2047-encoded when not ASCII); when unset, the root's
+    /// `<title>`, and no Subject when it has none.
+    std::optional<std::string> subject;
+    /// Write Chromium's `Snapshot-Content-Location` (the root's label, when absolute).
+    bool snapshot_content_location = true;
+    /// The outer boundary; empty for a random one. It must contain `=_` (so that no base64 or
+    /// quoted-printable body can hold it) and be a valid RFC 2046 boundary of at most 70
+    /// characters, else a random one is used. For reproducible output and tests.
+    std::string boundary;
+    /// Domain of generated Content-IDs and Message-IDs (pack::make_content_id).
+    std::string content_id_domain = "mhtml.invalid";
+    /// Add a Content-MD5 (RFC 1864) of the canonical octets to every part.
+    bool content_md5 = false;
+    /// Resources larger than this (decoded octets) whose label is an http, https or ftp URL
+    /// are written as message/external-body (RFC 2017); 0 = never.
+    std::uint64_t external_over = 0;
+    /// Where the root goes among the parts: 0 = first. Otherwise the root is held back until
+    /// that many other parts are written, and `start` names its Content-ID (MHT-7.7).
+    std::size_t root_position = 0;
+    /// The most octets an HTTP Content-Encoding may decode to (a decompression bomb gives
+    /// `decompression_limit` and the resource is left out).
+    std::uint64_t max_decoded_size = std::uint64_t{512} << 20;
+
+    /// Mail mode (seed 004 §8, MHT-7.6): an RFC 5322 message whose body is
+    /// multipart/related; type="multipart/alternative", the first part a
+    /// multipart/alternative of a text/plain made from the HTML and the HTML itself.
+    bool mail = false;
+    std::string from;        ///< mail: `Name <addr>` or `addr` (UTF-8 names are encoded)
+    std::string to;          ///< mail: as `from`; several separated by commas
+    std::string message_id;  ///< mail: without brackets; generated when empty
+};
+
+/// One resource the writer was given (`index`: the order given, the root is 0). The report
+/// lists them in output order (a held-back root where it was written; one left out where it
+/// would have been).
+struct part_report {
+    std::size_t index = 0;
+    std::string label;               ///< the Content-Location URI (as given)
+    std::string content_id;          ///< without brackets (generated ones too)
+    std::string content_type;        ///< as written, parameters included
+    std::string transfer_encoding;   ///< "7bit", "quoted-printable", "base64"; "" when external
+    std::string path;                ///< IMAP-style path in the output, e.g. "2" or "1.2"
+    bool written = true;             ///< false: left out (see the diagnostics with this path)
+    bool external = false;           ///< written as message/external-body
+    std::uint64_t decoded_size = 0;  ///< octets of content (after the conversions)
+    std::uint64_t encoded_size = 0;  ///< octets of the encoded body as written
+    std::uint64_t offset = 0;        ///< where the part's header block starts in the output
+};
+
+struct write_report {
+    std::vector<part_report> parts;
+    /// What the writer did or refused (part_path = the part's output path, or the resource
+    /// index as "#N" for a resource left out; offset = output offset where known).
+    std::vector<diagnostic> diagnostics;
+    /// An I/O failure of the sink (`sink_write_failed`): the output is incomplete.
+    std::optional<diagnostic> error;
+    std::uint64_t bytes = 0;  ///< octets written to the sink
+    std::string boundary;     ///< of the outermost multipart/related
+    [[nodiscard]] bool ok() const noexcept { return !error.has_value(); }
+};
+
+// ---------------------------------------------------------------------------------------------
+// The writer
+
+class MHTML_EXPORT writer {
+public:
+    explicit writer(sink& out, writer_options options = {});
+    ~writer();
+    writer(writer&&) noexcept;
+    writer& operator=(writer&&) noexcept;
+
+    /// Writes the message header and (unless root_position holds it back) the root. Call it
+    /// once, first. False once the sink has failed.
+    bool root(const resource& r);
+    /// Writes one more resource. False once the sink has failed (a resource that cannot be
+    /// read is not a failure: it is left out and reported).
+    bool add(const resource& r);
+    /// Writes what is held back and the close delimiters, flushes, and returns the report.
+    write_report finish();
+
+private:
+    struct state;
+    std::unique_ptr<state> s_;
+};
+
+/// root(), add() for each of `others`, finish().
+MHTML_EXPORT write_report write_archive(sink& out, const resource& root,
+                                        std::span<const resource> others,
+                                        const writer_options& options = {});
+
+/// The text/plain rendering of an HTML document (UTF-8 in, UTF-8 out, CRLF line ends):
+/// text content with character references decoded, script and style skipped, white space
+/// collapsed outside `<pre>`, line breaks for block elements. Used for mail mode's
+/// text/plain alternative.
+MHTML_EXPORT std::string html_to_text(std::string_view html_utf8);
+
+/// The text of the first `<title>` of an HTML document (in `charset`), converted to UTF-8,
+/// character references decoded and white space collapsed; empty if none.
+MHTML_EXPORT std::string html_title(std::string_view html, std::string_view charset);
+
+}  // namespace mhtml::pack

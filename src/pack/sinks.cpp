@@ -1,0 +1,95 @@
+// The writer's sinks: a string, a file descriptor, a callback, an atomic file.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <string>
+#include <system_error>
+
+#include "mhtml/pack/writer.hpp"
+
+namespace mhtml::pack {
+
+sink::~sink() = default;
+
+bool string_sink::write(std::string_view bytes) {
+    out_.append(bytes);
+    return true;
+}
+
+namespace {
+
+bool write_all(int fd, std::string_view bytes, std::string& error) {
+    while (!bytes.empty()) {
+        const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            error = std::string("write: ") + std::strerror(errno);
+            return false;
+        }
+        if (n == 0) {
+            error = "write: no progress";
+            return false;
+        }
+        bytes.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+}  // namespace
+
+bool fd_sink::write(std::string_view bytes) {
+    return write_all(fd_, bytes, error_);
+}
+
+bool callback_sink::write(std::string_view bytes) {
+    return f_ && f_(bytes);
+}
+
+file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
+    std::random_device rd;
+    for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
+        temp_ = path_;
+        temp_ += ".tmp-" + std::to_string(rd()) + std::to_string(rd());
+        fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd_ < 0 && errno != EEXIST) break;
+    }
+    if (fd_ < 0) error_ = "cannot create " + temp_.string() + ": " + std::strerror(errno);
+}
+
+file_sink::~file_sink() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+        ::unlink(temp_.c_str());
+    }
+}
+
+bool file_sink::write(std::string_view bytes) {
+    if (fd_ < 0) return false;
+    return write_all(fd_, bytes, error_);
+}
+
+bool file_sink::commit() {
+    if (fd_ < 0) return false;
+    const bool synced = ::fsync(fd_) == 0;
+    const int saved = errno;
+    const bool closed = ::close(fd_) == 0;
+    fd_ = -1;
+    if (!synced || !closed) {
+        error_ = std::string("cannot write ") + temp_.string() + ": " +
+                 std::strerror(synced ? errno : saved);
+        ::unlink(temp_.c_str());
+        return false;
+    }
+    if (::rename(temp_.c_str(), path_.c_str()) != 0) {
+        error_ = "cannot rename to " + path_.string() + ": " + std::strerror(errno);
+        ::unlink(temp_.c_str());
+        return false;
+    }
+    return true;
+}
+
+}  // namespace mhtml::pack

@@ -1,0 +1,1061 @@
+// The streaming MHTML writer (pack/writer.hpp).
+
+#include "mhtml/pack/writer.hpp"
+
+#include <fcntl.h>
+#include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <random>
+#include <set>
+#include <utility>
+
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/charset.hpp"
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/charset.hpp"
+#include "mhtml/mime/content_type.hpp"
+#include "mhtml/mime/node.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
+#include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/pack/content_id.hpp"
+#include "mhtml/uri/header_value.hpp"
+#include "mhtml/utf8.hpp"
+#include "pack/content_coding.hpp"
+
+namespace mhtml::pack {
+
+namespace {
+
+constexpr std::size_t out_capacity = std::size_t{1} << 20;  // the output buffer
+constexpr std::size_t read_chunk = std::size_t{512} << 10;  // file reads, base64 steps
+constexpr std::size_t qp_chunk = std::size_t{192} << 10;    // quoted-printable steps
+constexpr std::size_t max_7bit_line = 998;                  // RFC 5322 §2.1.1
+
+enum class cte : std::uint8_t { seven_bit, quoted_printable, base64 };
+
+std::string_view cte_name(cte c) noexcept {
+    switch (c) {
+        case cte::seven_bit:
+            return "7bit";
+        case cte::quoted_printable:
+            return "quoted-printable";
+        case cte::base64:
+            return "base64";
+    }
+    return "7bit";
+}
+
+std::string_view trim(std::string_view s) {
+    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+    return s;
+}
+
+std::string random_chars(std::size_t n) {
+    static constexpr char alphabet[] =
+        "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+    std::random_device rd;
+    std::string s;
+    s.reserve(n);
+    while (s.size() < n) {
+        std::uint32_t v = rd();
+        for (int i = 0; i < 5 && s.size() < n; ++i, v /= 62) s += alphabet[v % 62];
+    }
+    return s;
+}
+
+/// A boundary with `=_`, which base64 and quoted-printable output never contain.
+std::string make_boundary() {
+    return "----=_mhtml_" + random_chars(24);
+}
+
+/// RFC 2046 §5.1.1 bchars, at most 70, not ending in a space; with "=_".
+bool usable_boundary(std::string_view b) {
+    if (b.empty() || b.size() > 70 || b.back() == ' ' || b.find("=_") == std::string_view::npos)
+        return false;
+    for (char c : b) {
+        if (ascii::is_alpha(c) || (c >= '0' && c <= '9')) continue;
+        if (std::string_view("'()+_,-./:=? ").find(c) == std::string_view::npos) return false;
+    }
+    return true;
+}
+
+/// RFC 5322 §3.3 date-time in UTC.
+std::string format_date(std::chrono::system_clock::time_point tp) {
+    static constexpr std::array<const char*, 7> days = {"Sun", "Mon", "Tue", "Wed",
+                                                        "Thu", "Fri", "Sat"};
+    static constexpr std::array<const char*, 12> months = {
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+    const std::time_t t = std::chrono::system_clock::to_time_t(tp);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d +0000",
+                  days[static_cast<std::size_t>(tm.tm_wday) % 7], tm.tm_mday,
+                  months[static_cast<std::size_t>(tm.tm_mon) % 12], tm.tm_year + 1900, tm.tm_hour,
+                  tm.tm_min, tm.tm_sec);
+    return buf;
+}
+
+/// A parameter value in quotes (RFC 2045 §5.1 quoted-string; `"` and `\` escaped).
+std::string param_quoted(std::string_view v) {
+    std::string s = "\"";
+    for (char c : v) {
+        if (c == '"' || c == '\\') s += '\\';
+        s += c;
+    }
+    s += '"';
+    return s;
+}
+
+/// The lower-cased scheme of an absolute URI, or empty (RFC 3986 §3.1).
+std::string scheme_of(std::string_view uri) {
+    const auto colon = uri.find(':');
+    if (colon == std::string_view::npos || colon == 0) return {};
+    if (!ascii::is_alpha(uri[0])) return {};
+    for (std::size_t i = 1; i < colon; ++i) {
+        const char c = uri[i];
+        if (!ascii::is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.')
+            return {};
+    }
+    return ascii::lowered(uri.substr(0, colon));
+}
+
+bool parse_ipv4(std::string_view h, std::array<unsigned, 4>& o) {
+    std::size_t k = 0;
+    unsigned v = 0;
+    int digits = 0;
+    for (char c : h) {
+        if (c == '.') {
+            if (digits == 0 || k == 3) return false;
+            o[k++] = v;
+            v = 0;
+            digits = 0;
+        } else if (c >= '0' && c <= '9') {
+            v = v * 10 + static_cast<unsigned>(c - '0');
+            if (++digits > 3 || v > 255) return false;
+        } else {
+            return false;
+        }
+    }
+    if (digits == 0 || k != 3) return false;
+    o[3] = v;
+    return true;
+}
+
+/// Why a label may reveal internal information (MHT-12.2, MHT-12.6), or empty.
+std::string privacy_issue(std::string_view label) {
+    const std::string scheme = scheme_of(label);
+    if (scheme.empty()) return {};
+    if (scheme == "file") return "a file: URL (it may reveal local paths and user names)";
+    const auto slashes = label.find("//", scheme.size() + 1);
+    if (slashes != scheme.size() + 1) return {};
+    std::string_view auth = label.substr(slashes + 2);
+    auth = auth.substr(0, auth.find_first_of("/?#"));
+    if (const auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
+    std::string host;
+    if (!auth.empty() && auth.front() == '[') {
+        host = ascii::lowered(auth.substr(1, auth.find(']') - 1));
+        if (host == "::1" || host == "0:0:0:0:0:0:0:1" || host.starts_with("fc") ||
+            host.starts_with("fd"))
+            return "a private-network host (" + host + ")";
+        return {};
+    }
+    host = ascii::lowered(auth.substr(0, auth.find(':')));
+    while (!host.empty() && host.back() == '.') host.pop_back();
+    if (host == "localhost" || host.ends_with(".localhost") || host.ends_with(".local"))
+        return "a private-network host (" + host + ")";
+    std::array<unsigned, 4> ip{};
+    if (parse_ipv4(host, ip)) {
+        if (ip[0] == 127 || ip[0] == 10 || (ip[0] == 172 && ip[1] >= 16 && ip[1] <= 31) ||
+            (ip[0] == 192 && ip[1] == 168))
+            return "a private-network address (" + host + ")";
+    }
+    return {};
+}
+
+/// Incremental MD5 (RFC 1321) through libcrypto's EVP interface.
+class md5 {
+public:
+    md5() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
+    ~md5() { EVP_MD_CTX_free(ctx_); }
+    md5(const md5&) = delete;
+    md5& operator=(const md5&) = delete;
+    void update(std::string_view s) { EVP_DigestUpdate(ctx_, s.data(), s.size()); }
+    /// RFC 1864: the base64 of the 128-bit digest (24 characters).
+    std::string base64() {
+        unsigned char d[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+        EVP_DigestFinal_ex(ctx_, d, &n);
+        return mime::base64_encode(std::string_view(reinterpret_cast<const char*>(d), n), 0);
+    }
+
+private:
+    EVP_MD_CTX* ctx_;
+};
+
+/// Fields the writer writes itself: a resource cannot carry them over.
+bool writer_owned_field(std::string_view name) {
+    static constexpr std::array<std::string_view, 8> owned = {
+        "content-type", "content-transfer-encoding", "content-location", "content-id",
+        "content-base", "content-encoding",          "content-length",   "mime-version"};
+    for (auto o : owned)
+        if (ascii::iequals(name, o)) return true;
+    return false;
+}
+
+bool is_utf16_or_32(std::string_view charset) {
+    const std::string c = ascii::lowered(charset);
+    return c.starts_with("utf-16") || c.starts_with("utf-32") || c.starts_with("ucs-2") ||
+           c.starts_with("ucs-4") || c == "utf16" || c == "utf32";
+}
+
+/// A UTF-16/32 byte order mark: its charset, or empty.
+std::string_view bom_charset(std::string_view s) {
+    if (s.starts_with(std::string_view("\xFF\xFE\0\0", 4))) return "UTF-32LE";
+    if (s.starts_with(std::string_view("\0\0\xFE\xFF", 4))) return "UTF-32BE";
+    if (s.starts_with("\xFF\xFE")) return "UTF-16LE";
+    if (s.starts_with("\xFE\xFF")) return "UTF-16BE";
+    return {};
+}
+
+bool all_ascii(std::string_view s) {
+    for (char c : s)
+        if (static_cast<unsigned char>(c) >= 0x80) return false;
+    return true;
+}
+
+/// Whether `s` has a line end that is not CRLF.
+bool has_bare_line_end(std::string_view s) {
+    for (std::size_t i = s.find_first_of("\r\n"); i != std::string_view::npos;
+         i = s.find_first_of("\r\n", i + 1)) {
+        if (s[i] == '\n') return true;                           // LF without CR before it
+        if (i + 1 >= s.size() || s[i + 1] != '\n') return true;  // CR without LF after it
+        ++i;                                                     // skip the LF of CRLF
+    }
+    return false;
+}
+
+/// RFC 2045 §2.7 line form: CRLF for every LF, CR and CRLF of `s`.
+void to_crlf(std::string_view s, std::string& out) {
+    out.clear();
+    out.reserve(s.size() + s.size() / 32 + 2);
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        if (c == '\r') {
+            out += "\r\n";
+            if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
+        } else if (c == '\n') {
+            out += "\r\n";
+        } else {
+            out += c;
+        }
+    }
+}
+
+/// `--boundary` at the start of a line of `body`.
+bool has_delimiter(std::string_view body, std::string_view boundary) {
+    std::string dash = "--";
+    dash += boundary;
+    for (std::size_t i = body.find(dash); i != std::string_view::npos; i = body.find(dash, i + 1)) {
+        if (i == 0 || body[i - 1] == '\n' || body[i - 1] == '\r') return true;
+    }
+    return false;
+}
+
+struct text_stats {
+    std::size_t high = 0;      // octets >= 0x80
+    std::size_t nul = 0;       // NUL octets
+    std::size_t escapes = 0;   // octets quoted-printable writes as =XX
+    std::size_t max_line = 0;  // longest line without its CRLF
+};
+
+text_stats measure(std::string_view s) {
+    text_stats t;
+    std::size_t line = 0;
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n') {
+            t.max_line = std::max(t.max_line, line > 0 ? line - 1 : 0);  // minus its CR
+            line = 0;
+            continue;
+        }
+        ++line;
+        if (c >= 0x80) ++t.high;
+        if (c == 0) ++t.nul;
+        if (c >= 0x80 || c == '=' || (c < 32 && c != '\t' && c != '\r') || c == 0x7f) ++t.escapes;
+    }
+    t.max_line = std::max(t.max_line, line);
+    return t;
+}
+
+/// Splits `Name <addr>` and encodes the name with RFC 2047 when it is not ASCII.
+std::string mail_address(std::string_view a) {
+    std::string out;
+    std::size_t start = 0;
+    while (start <= a.size()) {
+        std::size_t comma = a.find(',', start);
+        // A comma inside a quoted display name does not separate addresses.
+        if (comma != std::string_view::npos) {
+            const auto q = std::count(a.begin() + static_cast<std::ptrdiff_t>(start),
+                                      a.begin() + static_cast<std::ptrdiff_t>(comma), '"');
+            if (q % 2 == 1) {
+                const auto close = a.find('"', comma);
+                comma =
+                    close == std::string_view::npos ? std::string_view::npos : a.find(',', close);
+            }
+        }
+        std::string_view one =
+            trim(a.substr(start, comma == std::string_view::npos ? a.npos : comma - start));
+        if (!out.empty()) out += ", ";
+        const auto lt = one.rfind('<');
+        if (lt != std::string_view::npos && lt > 0 && !all_ascii(one.substr(0, lt))) {
+            std::string_view name = trim(one.substr(0, lt));
+            if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
+                name = name.substr(1, name.size() - 2);
+            out += mime::encode_words(name, "UTF-8", mime::rfc2047_encoding::shortest, 6);
+            out += ' ';
+            out += one.substr(lt);
+        } else {
+            out += one;
+        }
+        if (comma == std::string_view::npos) break;
+        start = comma + 1;
+    }
+    return out;
+}
+
+/// An unstructured field value (Subject): as it is when ASCII, else RFC 2047 words.
+std::string unstructured(std::string_view name, std::string_view utf8) {
+    const bool looks_encoded = utf8.find("=?") != std::string_view::npos;
+    if (all_ascii(utf8) && !looks_encoded) return std::string(utf8);
+    return mime::encode_words(utf8, "UTF-8", mime::rfc2047_encoding::shortest, name.size() + 2);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+/// One resource made ready to write: its canonical content (in `owned`, or a view of the
+/// resource's data), or a file to stream.
+struct prepared {
+    std::size_t index = 0;
+    const resource* res = nullptr;
+    std::string owned;
+    std::string_view view;
+    bool in_owned = false;
+    int fd = -1;  // a binary file streamed as it is
+    std::uint64_t size = 0;
+    std::string content_type;  // as written
+    std::string charset;       // text: the charset written
+    bool text = false;
+    bool converted = false;  // the octets differ from the resource's
+    cte encoding = cte::base64;
+    std::string md5;  // the Content-MD5 to write, if any
+    std::vector<std::pair<std::string, std::string>> fields;
+    std::string label, content_id;
+    bool external = false;
+    std::string external_url;
+
+    [[nodiscard]] std::string_view body() const noexcept {
+        return in_owned ? std::string_view(owned) : view;
+    }
+    void set_owned() {
+        view = {};
+        in_owned = true;
+    }
+    void close_file() {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+    void reset() {
+        close_file();
+        owned.clear();
+        view = {};
+        in_owned = false;
+        size = 0;
+        content_type.clear();
+        charset.clear();
+        text = converted = external = false;
+        encoding = cte::base64;
+        md5.clear();
+        fields.clear();
+        label.clear();
+        content_id.clear();
+        external_url.clear();
+        res = nullptr;
+    }
+    ~prepared() { close_file(); }
+};
+
+struct writer::state {
+    sink& out;
+    writer_options opt;
+    std::vector<char> buf;
+    std::size_t used = 0;
+    std::uint64_t flushed = 0;
+    bool failed = false;
+    bool started = false;
+    bool finished = false;
+    std::string boundary;
+    write_report report;
+    std::size_t next_index = 0;
+    std::size_t part_no = 0;  // parts of the outer multipart/related written
+    std::size_t others = 0;   // non-root parts written
+    std::unique_ptr<prepared> held_root;
+    resource held_root_res;  // the held root's resource (its label, file name)
+    std::string root_charset;
+    std::set<std::string> labels, ids;
+    prepared work;        // reused for each resource
+    std::string scratch;  // decoding and conversions
+    std::vector<char> rbuf;
+
+    state(sink& s, writer_options o) : out(s), opt(std::move(o)) { buf.resize(out_capacity); }
+
+    [[nodiscard]] std::uint64_t position() const noexcept { return flushed + used; }
+
+    void diag(severity sev, diag_code code, std::string path, std::string message) {
+        report.diagnostics.push_back(
+            diagnostic{sev, code, std::move(path), position(), std::move(message)});
+    }
+
+    bool flush() {
+        if (failed) return false;
+        if (used == 0) return true;
+        if (!out.write(std::string_view(buf.data(), used))) {
+            failed = true;
+            std::string why = out.error();
+            report.error = diagnostic{severity::error, diag_code::sink_write_failed, "", position(),
+                                      "the sink failed" + (why.empty() ? "" : ": " + why)};
+            used = 0;
+            return false;
+        }
+        flushed += used;
+        used = 0;
+        return true;
+    }
+
+    /// Room for `n` octets in the buffer (n <= out_capacity), flushing first if needed.
+    char* reserve(std::size_t n) {
+        if (buf.size() - used < n) flush();
+        return buf.data() + used;
+    }
+
+    void put(std::string_view s) {
+        while (!s.empty() && !failed) {
+            if (used == buf.size()) flush();
+            const std::size_t n = std::min(s.size(), buf.size() - used);
+            std::memcpy(buf.data() + used, s.data(), n);
+            used += n;
+            s.remove_prefix(n);
+        }
+    }
+
+    /// Writes `name: value` folded, after check_field; a refused field is left out.
+    bool field(std::string_view name, std::string_view value, const std::string& path) {
+        if (auto refused = mime::check_field(name, value)) {
+            refused->part_path = path;
+            refused->message = "field " + std::string(name) + " not written: " + refused->message;
+            refused->offset = position();
+            report.diagnostics.push_back(std::move(*refused));
+            return false;
+        }
+        put(mime::fold_field(name, value));
+        return true;
+    }
+
+    void top_header(const prepared& root);
+    bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
+                 bool is_root);
+    void prepare_text(prepared& p, const mime::content_type& ct, const std::string& path,
+                      bool is_html);
+    void emit(prepared& p, const std::string& path, bool is_root);
+    void emit_body(prepared& p);
+    void emit_external(prepared& p, const std::string& path);
+    void write_resource(const resource& r, bool is_root);
+    void write_held_root();
+};
+
+// ---------------------------------------------------------------------------------------------
+
+bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
+                            const std::string& path, bool is_root) {
+    p.reset();
+    p.index = index;
+    p.res = &r;
+    const std::string where = "#" + std::to_string(index);
+    mime::value_issues issues;
+    const mime::content_type ct = parse_content_type(
+        r.content_type.empty() ? std::string_view("application/octet-stream") : r.content_type,
+        issues);
+    p.text = ct.type == "text";
+    const bool coded =
+        !r.content_encoding.empty() && !ascii::iequals(r.content_encoding, "identity");
+
+    // The octets: the resource's data, the whole file (text or compressed), or a file to stream.
+    if (r.in_memory) {
+        p.view = r.data;
+    } else {
+        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
+        struct stat st {};
+        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            const std::string why = fd < 0 ? std::strerror(errno) : "not a regular file";
+            if (fd >= 0) ::close(fd);
+            diag(severity::error, diag_code::resource_unreadable, where,
+                 "cannot read " + r.file.string() + ": " + why + "; the resource is left out");
+            return false;
+        }
+        p.size = static_cast<std::uint64_t>(st.st_size);
+        if (!p.text && !coded) {
+            p.fd = fd;  // streamed by emit_body
+        } else {
+            p.owned.resize(p.size);
+            std::size_t got = 0;
+            while (got < p.owned.size()) {
+                const ssize_t n =
+                    ::pread(fd, p.owned.data() + got, std::min(p.owned.size() - got, read_chunk),
+                            static_cast<off_t>(got));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                got += static_cast<std::size_t>(n);
+            }
+            const int err = errno;
+            ::close(fd);
+            if (got != p.owned.size()) {
+                diag(severity::error, diag_code::resource_unreadable, where,
+                     "cannot read " + r.file.string() + ": " + std::strerror(err) +
+                         "; the resource is left out");
+                return false;
+            }
+            p.set_owned();
+        }
+    }
+
+    // MHT-11.6: HTTP Content-Encoding is not MIME; undo it.
+    if (coded) {
+        const auto st =
+            detail::decode_content(r.content_encoding, p.body(), scratch, opt.max_decoded_size);
+        if (st != detail::decode_status::ok) {
+            const bool limit = st == detail::decode_status::limit;
+            diag(severity::error,
+                 limit ? diag_code::decompression_limit : diag_code::content_encoding_invalid,
+                 where,
+                 limit ? "Content-Encoding " + r.content_encoding + " decodes to more than " +
+                             std::to_string(opt.max_decoded_size) +
+                             " octets; the resource is left out"
+                 : st == detail::decode_status::unknown_coding
+                     ? "unknown Content-Encoding " + r.content_encoding +
+                           "; the resource is left out"
+                     : "Content-Encoding " + r.content_encoding +
+                           " does not decode; the resource is left out");
+            return false;
+        }
+        p.owned.swap(scratch);
+        p.set_owned();
+        p.converted = true;
+        diag(severity::note, diag_code::content_encoding_decoded, path,
+             "Content-Encoding " + r.content_encoding + " undone (MHT-11.6)");
+    }
+    if (p.fd < 0) p.size = p.body().size();
+
+    p.label = r.label;
+    p.content_id = r.content_id;
+    if (p.content_id.empty() &&
+        (opt.method == method::cid || (is_root && opt.root_position > 0 && !opt.mail)))
+        p.content_id = make_content_id(opt.content_id_domain);
+
+    // External bodies (RFC 2017): large resources with a retrievable URL.
+    if (opt.external_over > 0 && p.size > opt.external_over && !is_root) {
+        const std::string scheme = scheme_of(r.label);
+        if (scheme == "http" || scheme == "https" || scheme == "ftp") {
+            p.external = true;
+            p.content_type = r.content_type.empty() ? "application/octet-stream" : r.content_type;
+            if (p.content_id.empty()) p.content_id = make_content_id(opt.content_id_domain);
+        } else {
+            diag(severity::note, diag_code::external_not_url, path,
+                 "over " + std::to_string(opt.external_over) +
+                     " octets but its label is not an http, https or ftp URL: written inline");
+        }
+    }
+
+    if (p.text && !p.external) {
+        prepare_text(p, ct, path, ct.subtype == "html");
+    } else if (!p.external) {
+        p.content_type = r.content_type.empty() ? "application/octet-stream" : r.content_type;
+        p.encoding = cte::base64;
+    } else if (p.text && p.fd < 0 && has_bare_line_end(p.body())) {
+        // RFC 1864: the digest is over the canonical form.
+        to_crlf(p.body(), scratch);
+        p.owned.swap(scratch);
+        p.set_owned();
+        p.size = p.owned.size();
+    }
+
+    // Carried fields; Content-MD5 only when the octets are unchanged (MHT-11.5).
+    for (const auto& [name, value] : r.fields) {
+        if (writer_owned_field(name)) {
+            diag(severity::warning, diag_code::field_dropped, path,
+                 "field " + name + " is written by the writer; the carried one is dropped");
+            continue;
+        }
+        if (ascii::iequals(name, "content-md5")) {
+            if (p.converted) {
+                diag(severity::note, diag_code::content_md5_dropped, path,
+                     "Content-MD5 dropped: a conversion changed the octets (MHT-11.5)");
+                continue;
+            }
+            if (opt.content_md5) continue;  // replaced by the one computed below
+        }
+        p.fields.emplace_back(name, value);
+    }
+    if (opt.content_md5 || p.external) {
+        md5 h;
+        if (p.fd >= 0) {
+            rbuf.resize(read_chunk);
+            std::uint64_t off = 0;
+            while (off < p.size) {
+                const ssize_t n = ::pread(p.fd, rbuf.data(), rbuf.size(), static_cast<off_t>(off));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                h.update(std::string_view(rbuf.data(), static_cast<std::size_t>(n)));
+                off += static_cast<std::uint64_t>(n);
+            }
+            if (off != p.size) {
+                diag(severity::error, diag_code::resource_unreadable, where,
+                     "cannot read " + r.file.string() + "; the resource is left out");
+                p.close_file();
+                return false;
+            }
+        } else {
+            h.update(p.body());
+        }
+        p.md5 = h.base64();
+    }
+    return true;
+}
+
+void writer::state::prepare_text(prepared& p, const mime::content_type& ct, const std::string& path,
+                                 bool is_html) {
+    const auto declared = ct.param("charset");
+    std::string charset = declared ? std::string(*declared) : std::string();
+    std::string_view body = p.body();
+
+    // MHT-11.7: UTF-16 and UTF-32 cannot carry CRLF as octets; transcode to UTF-8.
+    std::string_view wide = bom_charset(body);
+    std::string from;
+    if (!wide.empty()) {
+        from = std::string(wide);
+    } else if (!charset.empty() && is_utf16_or_32(charset)) {
+        from = charset;
+    }
+    if (!from.empty()) {
+        if (auto u = mime::to_utf8(body, from)) {
+            std::string_view v = *u;
+            if (v.starts_with("\xEF\xBB\xBF")) v.remove_prefix(3);  // the BOM, now UTF-8
+            scratch.assign(v);
+            p.owned.swap(scratch);
+            p.set_owned();
+            p.converted = true;
+            charset = "UTF-8";
+            body = p.body();
+            diag(severity::note, diag_code::text_transcoded, path,
+                 "text in " + from + " transcoded to UTF-8 (MHT-11.7)");
+        }
+    }
+    if (charset.empty()) {
+        if (body.starts_with("\xEF\xBB\xBF")) {
+            charset = "UTF-8";
+        } else if (is_html) {
+            const html::detected_charset d = html::detect_charset({}, body);
+            if (d.source == html::charset_source::meta) charset = d.name;
+        }
+        if (charset.empty()) {
+            if (all_ascii(body)) {
+                charset = is_html ? "UTF-8" : "us-ascii";
+            } else if (utf8::valid(body)) {
+                charset = "UTF-8";
+            } else {
+                charset = "windows-1252";
+                diag(severity::note, diag_code::charset_chosen, path,
+                     "no charset given, not UTF-8: labelled windows-1252 (MHT-11.9)");
+            }
+        }
+    }
+    p.charset = charset;
+
+    // MHT-11.4, MHT-11.8: CRLF only where it is not already.
+    if (has_bare_line_end(body)) {
+        to_crlf(body, scratch);
+        p.owned.swap(scratch);
+        p.set_owned();
+        p.converted = true;
+        diag(severity::note, diag_code::line_ends_converted, path,
+             "bare LF or CR line ends converted to CRLF (MHT-11.4)");
+        body = p.body();
+    }
+    p.size = body.size();
+
+    // The Content-Type: type and parameters, the charset replaced, every value quoted.
+    std::string t = ct.essence();
+    for (const auto& prm : ct.params.items()) {
+        if (prm.name == "charset") continue;
+        t += "; ";
+        t += prm.name;
+        t += '=';
+        t += param_quoted(prm.value);
+    }
+    t += "; charset=";
+    t += param_quoted(charset);
+    p.content_type = std::move(t);
+
+    const text_stats s = measure(body);
+    if (s.high == 0 && s.nul == 0 && s.max_line <= max_7bit_line) {
+        if (has_delimiter(body, boundary)) {
+            diag(severity::note, diag_code::boundary_in_body, path,
+                 "the body holds the boundary at a line start: written quoted-printable");
+            p.encoding = cte::quoted_printable;
+        } else {
+            p.encoding = cte::seven_bit;
+        }
+    } else {
+        // Quoted-printable triples each escaped octet; base64 costs 4/3 of everything.
+        p.encoding = s.escapes * 3 > body.size() ? cte::base64 : cte::quoted_printable;
+    }
+}
+
+void writer::state::top_header(const prepared& root) {
+    if (opt.mail) {
+        if (!opt.from.empty()) field("From", mail_address(opt.from), "");
+        if (!opt.to.empty()) field("To", mail_address(opt.to), "");
+    }
+    std::string subject;
+    if (opt.subject) {
+        subject = *opt.subject;
+    } else if (ascii::iequals(root.content_type.substr(0, root.content_type.find(';')),
+                              "text/html")) {
+        subject = html_title(root.body().substr(0, std::size_t{1} << 20), root.charset);
+        if (subject.size() > 400) subject.resize(400);
+        subject = utf8::sanitized(subject);
+    }
+    if (!subject.empty()) field("Subject", unstructured("Subject", subject), "");
+    field("Date", format_date(opt.date.value_or(std::chrono::system_clock::now())), "");
+    if (opt.mail) {
+        const std::string id =
+            opt.message_id.empty() ? make_content_id(opt.content_id_domain) : opt.message_id;
+        field("Message-ID", "<" + id + ">", "");
+    }
+    field("MIME-Version", "1.0", "");
+    if (opt.snapshot_content_location && !opt.mail && !root.label.empty() &&
+        !scheme_of(root.label).empty()) {
+        const auto h = uri::write_header_uri(root.label, 27, root_charset);
+        field("Snapshot-Content-Location", h.value, "");
+    }
+    std::string ct = "multipart/related;\r\n type=";
+    if (opt.mail) {
+        ct += param_quoted("multipart/alternative");
+    } else {
+        ct += param_quoted(root.content_type.substr(0, root.content_type.find(';')));
+        if (opt.root_position > 0) ct += "; start=" + param_quoted("<" + root.content_id + ">");
+    }
+    ct += ";\r\n boundary=" + param_quoted(boundary);
+    field("Content-Type", ct, "");
+    put("\r\n");
+}
+
+void writer::state::emit_body(prepared& p) {
+    const std::uint64_t start = position();
+    if (p.fd >= 0) {
+        // A binary file: read in chunks, base64 as it goes.
+        mime::base64_encoder enc(76);
+        rbuf.resize(read_chunk);
+        std::uint64_t off = 0;
+        while (off < p.size && !failed) {
+            const ssize_t n = ::pread(p.fd, rbuf.data(), rbuf.size(), static_cast<off_t>(off));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                // The file shrank or failed after its header was written: the part keeps
+                // what was read (still valid base64), and says so.
+                diag(severity::error, diag_code::resource_unreadable, "#" + std::to_string(p.index),
+                     "reading " + p.res->file.string() + " failed after " + std::to_string(off) +
+                         " octets; the part is truncated");
+                break;
+            }
+            const std::string_view chunk(rbuf.data(), static_cast<std::size_t>(n));
+            char* o = reserve(mime::base64_encoder::max_output(chunk.size()));
+            used += enc.step(chunk, o);
+            off += static_cast<std::uint64_t>(n);
+        }
+        char* o = reserve(8);
+        used += enc.finish(o);
+        p.close_file();
+    } else {
+        std::string_view body = p.body();
+        switch (p.encoding) {
+            case cte::seven_bit:
+                put(body);
+                break;
+            case cte::quoted_printable: {
+                mime::qp_encoder enc(mime::qp_mode::text);
+                while (!body.empty() && !failed) {
+                    const std::string_view chunk = body.substr(0, qp_chunk);
+                    char* o = reserve(mime::qp_encoder::max_output(chunk.size()));
+                    used += enc.step(chunk, o);
+                    body.remove_prefix(chunk.size());
+                }
+                char* o = reserve(mime::qp_encoder::max_output(0));
+                used += enc.finish(o);
+                break;
+            }
+            case cte::base64: {
+                mime::base64_encoder enc(76);
+                while (!body.empty() && !failed) {
+                    const std::string_view chunk = body.substr(0, read_chunk);
+                    char* o = reserve(mime::base64_encoder::max_output(chunk.size()));
+                    used += enc.step(chunk, o);
+                    body.remove_prefix(chunk.size());
+                }
+                char* o = reserve(8);
+                used += enc.finish(o);
+                break;
+            }
+        }
+    }
+    // The encoders end base64 with CRLF; the CRLF before the next delimiter is its own.
+    report.parts.back().encoded_size = position() - start;
+}
+
+void writer::state::emit_external(prepared& p, const std::string& path) {
+    auto param = uri::url_parameter(p.label);
+    std::string ct = "message/external-body; access-type=URL; size=" + std::to_string(p.size) +
+                     ";\r\n URL=" + uri::fold_url_parameter(param.value, 5);
+    field("Content-Type", ct, path);
+    const auto h = uri::write_header_uri(p.label, 18, root_charset);
+    field("Content-Location", h.value, path);
+    put("\r\n");
+    // The encapsulated header (URL-3.0.4): the object's type, a Content-ID (RFC 2046 §5.2.3),
+    // Content-MD5 of the canonical form (URL-4.1); then an empty phantom body (URL-3.0.3).
+    const std::uint64_t start = position();
+    field("Content-Type", p.content_type, path);
+    field("Content-ID", "<" + p.content_id + ">", path);
+    if (!p.md5.empty()) field("Content-MD5", p.md5, path);
+    put("\r\n");
+    report.parts.back().encoded_size = position() - start;
+    diag(severity::note, diag_code::external_body_written, path,
+         "written as message/external-body (" + std::to_string(p.size) + " octets at " + p.label +
+             ")");
+    p.close_file();
+}
+
+void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
+    part_report pr;
+    pr.index = p.index;
+    pr.path = path;
+    pr.offset = position();
+    pr.decoded_size = p.size;
+    pr.external = p.external;
+
+    // MHT-4.2.5, MHT-7.13: one Content-Location, never two parts with the same one.
+    if (!p.label.empty()) {
+        if (!labels.insert(p.label).second) {
+            diag(severity::warning, diag_code::field_dropped, path,
+                 "Content-Location " + p.label +
+                     " already labels another part: this part is written without it");
+            p.label.clear();
+        } else if (auto why = privacy_issue(p.label); !why.empty()) {
+            diag(severity::warning, diag_code::private_label, path,
+                 "label " + p.label + " is " + why + " (MHT-12.2)");
+        }
+    }
+    // MHT-7.12: Content-IDs differ.
+    if (!p.content_id.empty() && !ids.insert(p.content_id).second) {
+        diag(severity::warning, diag_code::field_dropped, path,
+             "Content-ID <" + p.content_id + "> already names another part: left out here");
+        p.content_id.clear();
+    }
+    pr.label = p.label;
+    pr.content_id = p.content_id;
+    if (p.external && !p.label.empty()) {
+        pr.content_type = "message/external-body";
+        report.parts.push_back(std::move(pr));
+        emit_external(p, path);
+        return;
+    }
+    if (p.external) p.external = false;  // its label was a duplicate: inline after all
+    pr.content_type = p.content_type;
+    pr.transfer_encoding = std::string(cte_name(p.encoding));
+    report.parts.push_back(std::move(pr));
+
+    field("Content-Type", p.content_type, path);
+    field("Content-Transfer-Encoding", cte_name(p.encoding), path);
+    if (!p.label.empty()) {
+        const auto h = uri::write_header_uri(p.label, 18, root_charset);
+        field("Content-Location", h.value, path);
+    }
+    if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);
+    for (const auto& [name, value] : p.fields) field(name, value, path);
+    if (!p.md5.empty()) field("Content-MD5", p.md5, path);
+    (void)is_root;
+    put("\r\n");
+    emit_body(p);
+}
+
+void writer::state::write_resource(const resource& r, bool is_root) {
+    const std::size_t index = next_index++;
+    if (failed || finished) return;
+    const bool hold = is_root && opt.root_position > 0 && !opt.mail;
+    const std::string path = is_root && opt.mail ? "1.2" : std::to_string(part_no + 1);
+    prepared& p = hold ? *(held_root = std::make_unique<prepared>()) : work;
+    if (is_root) boundary = usable_boundary(opt.boundary) ? opt.boundary : make_boundary();
+    const bool ok = prepare(r, index, p, hold ? "" : path, is_root);
+    if (is_root) {
+        root_charset = p.charset;
+        report.boundary = boundary;
+        started = true;
+        if (!ok) {
+            // A root that cannot be read: the archive still needs a root. Write an empty
+            // text/html one so the output stays a valid aggregate.
+            p.reset();
+            p.index = index;
+            p.res = &r;
+            p.content_type = "text/html; charset=\"UTF-8\"";
+            p.charset = "UTF-8";
+            p.encoding = cte::seven_bit;
+            p.label = r.label;
+            p.content_id = r.content_id;
+            if (p.content_id.empty() && (opt.root_position > 0 || opt.method == method::cid))
+                p.content_id = make_content_id(opt.content_id_domain);
+        }
+        top_header(p);
+        if (opt.mail) {
+            // Part 1: multipart/alternative of the text/plain rendering and the HTML.
+            const std::string alt = make_boundary();
+            put("--" + boundary + "\r\n");
+            field("Content-Type", "multipart/alternative;\r\n boundary=" + param_quoted(alt), "1");
+            put("\r\n--" + alt + "\r\n");
+            std::string utf8;
+            const std::string_view body = p.body();
+            const std::string& cs = p.charset;
+            if (ascii::iequals(cs, "utf-8") || ascii::iequals(cs, "us-ascii")) {
+                utf8 = html_to_text(body);
+            } else {
+                auto u = mime::to_utf8(body, cs);
+                utf8 = html_to_text(u ? *u : utf8::sanitized(body));
+            }
+            prepared text;
+            text.owned = std::move(utf8);
+            text.set_owned();
+            text.size = text.owned.size();
+            text.index = index;
+            text.res = &r;
+            mime::value_issues issues;
+            prepare_text(text, parse_content_type("text/plain; charset=UTF-8", issues), "1.1",
+                         false);
+            field("Content-Type", text.content_type, "1.1");
+            field("Content-Transfer-Encoding", cte_name(text.encoding), "1.1");
+            put("\r\n");
+            report.parts.push_back(part_report{});  // emit_body fills the last entry
+            emit_body(text);
+            report.parts.pop_back();
+            put("\r\n--" + alt + "\r\n");
+            emit(p, "1.2", true);
+            put("\r\n--" + alt + "--\r\n");
+            part_no = 1;
+            return;
+        }
+        if (hold) {
+            if (p.fd < 0 && !p.in_owned) {
+                // Keep the root's octets: the caller's resource may be gone when it is written.
+                p.owned.assign(p.view);
+                p.set_owned();
+            }
+            held_root_res = r;
+            p.res = &held_root_res;
+            return;
+        }
+    } else if (!ok) {
+        part_report pr;
+        pr.index = index;
+        pr.label = r.label;
+        pr.content_id = r.content_id;
+        pr.content_type = r.content_type;
+        pr.written = false;
+        report.parts.push_back(std::move(pr));
+        return;
+    }
+    put(part_no == 0 ? "--" + boundary + "\r\n" : "\r\n--" + boundary + "\r\n");
+    ++part_no;
+    emit(p, path, is_root);
+    p.reset();
+    if (!is_root) {
+        ++others;
+        if (held_root && others == opt.root_position) write_held_root();
+    }
+}
+
+void writer::state::write_held_root() {
+    std::unique_ptr<prepared> p = std::move(held_root);
+    const std::string path = std::to_string(part_no + 1);
+    put(part_no == 0 ? "--" + boundary + "\r\n" : "\r\n--" + boundary + "\r\n");
+    ++part_no;
+    // Diagnostics made while preparing it had no path yet.
+    for (auto& d : report.diagnostics)
+        if (d.part_path.empty() && d.code != diag_code::field_value_invalid &&
+            d.code != diag_code::field_name_invalid)
+            d.part_path = path;
+    emit(*p, path, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+writer::writer(sink& out, writer_options options)
+    : s_(std::make_unique<state>(out, std::move(options))) {}
+writer::~writer() = default;
+writer::writer(writer&&) noexcept = default;
+writer& writer::operator=(writer&&) noexcept = default;
+
+bool writer::root(const resource& r) {
+    if (s_->started) return add(r);
+    s_->write_resource(r, true);
+    return !s_->failed;
+}
+
+bool writer::add(const resource& r) {
+    if (!s_->started) return root(r);
+    s_->write_resource(r, false);
+    return !s_->failed;
+}
+
+write_report writer::finish() {
+    state& s = *s_;
+    if (!s.finished) {
+        if (!s.started) {
+            resource empty;
+            empty.content_type = "text/html";
+            s.write_resource(empty, true);
+        }
+        if (s.held_root) s.write_held_root();
+        s.put("\r\n--" + s.boundary + "--\r\n");
+        s.flush();
+        s.finished = true;
+        s.report.bytes = s.flushed;
+    }
+    return std::move(s.report);
+}
+
+write_report write_archive(sink& out, const resource& root, std::span<const resource> others,
+                           const writer_options& options) {
+    writer w(out, options);
+    if (w.root(root))
+        for (const resource& r : others)
+            if (!w.add(r)) break;
+    return w.finish();
+}
+
+}  // namespace mhtml::pack

@@ -1,0 +1,527 @@
+#include "mhtml/pack/writer.hpp"
+
+#include <brotli/encode.h>
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/archive/check.hpp"
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/document.hpp"
+
+namespace fs = std::filesystem;
+using mhtml::diag_code;
+using mhtml::severity;
+using mhtml::pack::resource;
+using mhtml::pack::write_report;
+using mhtml::pack::writer_options;
+
+namespace {
+
+resource res(std::string label, std::string type, std::string data) {
+    resource r;
+    r.label = std::move(label);
+    r.content_type = std::move(type);
+    r.data = std::move(data);
+    return r;
+}
+
+struct written {
+    std::string bytes;
+    write_report report;
+};
+
+written write(const resource& root, const std::vector<resource>& others, writer_options opt = {}) {
+    written w;
+    mhtml::pack::string_sink s(w.bytes);
+    w.report = mhtml::pack::write_archive(s, root, others, opt);
+    return w;
+}
+
+bool has_diag(const write_report& r, diag_code c) {
+    for (const auto& d : r.diagnostics)
+        if (d.code == c) return true;
+    return false;
+}
+
+std::string md5_base64(std::string_view s) {
+    unsigned char d[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(s.data(), s.size(), d, &n, EVP_md5(), nullptr);
+    return mhtml::mime::base64_encode(std::string_view(reinterpret_cast<char*>(d), n), 0);
+}
+
+/// The checks every output passes: parsed with no error or ambiguous diagnostic, `check` has
+/// no MUST or SHOULD finding, each written part decodes to `expected[i]` (in report order) and
+/// its label resolves to it from the root.
+void verify(const written& w, const std::vector<std::string>& expected) {
+    ASSERT_TRUE(w.report.ok());
+    EXPECT_EQ(w.report.bytes, w.bytes.size());
+    auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    for (const auto& d : doc.diagnostics())
+        EXPECT_LT(d.sev, severity::ambiguous) << mhtml::code_name(d.code) << ": " << d.message;
+    for (const auto& f : mhtml::archive::check(doc)) {
+        EXPECT_EQ(f.level, mhtml::archive::finding_level::note)
+            << f.requirement << " " << f.code << " " << f.part_path << ": " << f.message;
+    }
+    // CRLF everywhere.
+    for (std::size_t i = 0; i < w.bytes.size(); ++i) {
+        if (w.bytes[i] == '\n') {
+            ASSERT_TRUE(i > 0 && w.bytes[i - 1] == '\r') << "bare LF at " << i;
+        }
+    }
+    auto ar = mhtml::archive::aggregate::build(doc);
+    const auto root = ar.main_root();
+    std::size_t k = 0;
+    for (const auto& p : w.report.parts) {
+        if (!p.written) continue;
+        ASSERT_LT(k, expected.size());
+        std::optional<mhtml::mime::part_view> part;
+        for (const auto& q : doc.parts())
+            if (q.path() == p.path) part = q;
+        ASSERT_TRUE(part) << p.path;
+        EXPECT_EQ(part->offset(), p.offset) << p.path;
+        if (!p.external) {
+            std::string decoded;
+            part->decode_to(decoded);
+            EXPECT_EQ(decoded, expected[k]) << "part " << p.path;
+            EXPECT_EQ(p.decoded_size, expected[k].size());
+        }
+        if (!p.label.empty()) {
+            const auto r = ar.resolve(root, p.label);
+            ASSERT_TRUE(r.target) << p.label;
+            EXPECT_EQ(r.target->path(), p.path) << p.label;
+        }
+        ++k;
+    }
+    EXPECT_EQ(k, expected.size());
+}
+
+const std::string page =
+    "<!DOCTYPE html><html><head><title>A &amp; B</title></head><body>"
+    "<p>Hello</p></body></html>\r\n";
+const std::string page_img =
+    "<!DOCTYPE html><html><head><title>A &amp; B</title></head><body>"
+    "<p>Hello <img src=\"http://x.example/a.png\"></p></body></html>\r\n";
+
+std::string random_bytes(std::size_t n, unsigned seed) {
+    std::mt19937 g(seed);
+    std::string s(n, '\0');
+    for (auto& c : s) c = static_cast<char>(g());
+    return s;
+}
+
+std::string gzip(std::string_view s, int window_bits) {
+    z_stream z{};
+    deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, s.size()) + 32, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+    z.avail_in = static_cast<uInt>(s.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+std::string brotli(std::string_view s) {
+    std::size_t n = BrotliEncoderMaxCompressedSize(s.size());
+    std::string out(n, '\0');
+    BrotliEncoderCompress(5, 22, BROTLI_MODE_GENERIC, s.size(),
+                          reinterpret_cast<const std::uint8_t*>(s.data()), &n,
+                          reinterpret_cast<std::uint8_t*>(out.data()));
+    out.resize(n);
+    return out;
+}
+
+}  // namespace
+
+TEST(Writer, MHT_7_6_TypeAlwaysAndRootFirst) {
+    const auto png = random_bytes(5000, 1);
+    auto w = write(res("http://x.example/", "text/html", page_img),
+                   {res("http://x.example/a.png", "image/png", png)});
+    verify(w, {page_img, png});
+    EXPECT_THAT(w.bytes, testing::HasSubstr("MIME-Version: 1.0\r\n"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("multipart/related;\r\n type=\"text/html\";\r\n "
+                                            "boundary=\"" +
+                                            w.report.boundary + "\""));
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("start=")));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Subject: A & B\r\n"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Snapshot-Content-Location: http://x.example/\r\n"));
+    EXPECT_THAT(w.report.boundary, testing::HasSubstr("=_"));
+    EXPECT_EQ(w.report.parts[0].transfer_encoding, "7bit");
+    EXPECT_EQ(w.report.parts[1].transfer_encoding, "base64");
+    EXPECT_THAT(w.report.parts[0].content_type, testing::HasSubstr("charset=\"UTF-8\""));
+    // Every line of base64 is 76 characters but the last.
+    EXPECT_THAT(w.bytes,
+                testing::HasSubstr("\r\n" + mhtml::mime::base64_encode(png).substr(0, 78)));
+}
+
+TEST(Writer, MHT_7_7_RootNotFirstWritesStart) {
+    writer_options o;
+    o.root_position = 1;
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res("http://x.example/a.css", "text/css", "p{}\r\n")}, o);
+    // The report is in output order: the style sheet (resource 1), then the root (0).
+    ASSERT_EQ(w.report.parts.size(), 2u);
+    EXPECT_EQ(w.report.parts[0].index, 1u);
+    EXPECT_EQ(w.report.parts[0].path, "1");
+    EXPECT_EQ(w.report.parts[1].index, 0u);
+    EXPECT_EQ(w.report.parts[1].path, "2");
+    const std::string id = w.report.parts[1].content_id;
+    ASSERT_FALSE(id.empty());
+    EXPECT_THAT(w.bytes, testing::HasSubstr("start=\"<" + id + ">\""));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-ID: <" + id + ">"));
+    auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    auto ar = mhtml::archive::aggregate::build(doc);
+    EXPECT_EQ(ar.main_root().path(), "2");
+    verify(w, {"p{}\r\n", page});
+}
+
+TEST(Writer, MHT_4_4_2_LongUrlIsFolded) {
+    const std::string url = "http://x.example/" + std::string(120, 'a') + ".png";
+    auto w = write(res("http://x.example/", "text/html", page), {res(url, "image/png", "PNG")});
+    verify(w, {page, "PNG"});
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-Location: \"http://"));
+    // The field's lines (the first and its continuations) fit in 78 columns.
+    std::size_t start = w.bytes.find("Content-Location: \"http://");
+    int lines = 0;
+    do {
+        const auto end = w.bytes.find("\r\n", start);
+        EXPECT_LE(end - start, 78u);
+        start = end + 2;
+        ++lines;
+    } while (w.bytes[start] == ' ');
+    EXPECT_GE(lines, 3);
+}
+
+TEST(Writer, MHT_4_4_1_5_SpaceAnd8BitUseRfc2047) {
+    const std::string space = "http://x.example/a b.gif";
+    const std::string eight = "http://x.example/caf\xC3\xA9.gif";
+    auto w = write(res("http://x.example/", "text/html; charset=utf-8", page),
+                   {res(space, "image/gif", "GIF89a"), res(eight, "image/gif", "GIF87a")});
+    verify(w, {page, "GIF89a", "GIF87a"});
+    EXPECT_THAT(w.bytes,
+                testing::HasSubstr("Content-Location: =?US-ASCII?Q?http://x.example/a=20b.gif?="));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("=?UTF-8?Q?http://x.example/caf=C3=A9.gif?="));
+}
+
+TEST(Writer, BoundaryInBodyGoesQuotedPrintable) {
+    writer_options o;
+    o.boundary = "----=_fixed_for_test";
+    const std::string evil = "line\r\n--" + o.boundary + "\r\nmore\r\n--" + o.boundary + "--\r\n";
+    const std::string safe = "x --" + o.boundary + "\r\n";  // not at a line start
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res("http://x.example/t.txt", "text/plain", evil),
+                    res("http://x.example/u.txt", "text/plain", safe)},
+                   o);
+    EXPECT_EQ(w.report.boundary, o.boundary);
+    verify(w, {page, evil, safe});
+    EXPECT_EQ(w.report.parts[1].transfer_encoding, "quoted-printable");
+    EXPECT_EQ(w.report.parts[2].transfer_encoding, "7bit");
+    EXPECT_TRUE(has_diag(w.report, diag_code::boundary_in_body));
+    // A boundary without "=_" is not taken (base64 and QP could not be proved free of it).
+    o.boundary = "simple";
+    auto v = write(res("http://x.example/", "text/html", page), {}, o);
+    EXPECT_NE(v.report.boundary, "simple");
+}
+
+TEST(Writer, MHT_11_4_LfTextBecomesCrlf) {
+    const std::string lf = "body { color: red }\nh1 {}\n";
+    resource css = res("http://x.example/a.css", "text/css", lf);
+    css.fields = {{"Content-MD5", md5_base64(lf)}};
+    auto w = write(res("http://x.example/", "text/html", page), {css});
+    verify(w, {page, "body { color: red }\r\nh1 {}\r\n"});
+    EXPECT_TRUE(has_diag(w.report, diag_code::line_ends_converted));
+    EXPECT_TRUE(has_diag(w.report, diag_code::content_md5_dropped));  // MHT-11.5
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("Content-MD5")));
+}
+
+TEST(Writer, MHT_11_8_CrlfTextUntouchedAndMd5Kept) {
+    const std::string crlf = "a\r\nb\r\n";
+    resource t = res("http://x.example/a.txt", "text/plain; charset=us-ascii", crlf);
+    t.fields = {{"Content-MD5", md5_base64(crlf)}, {"Content-Disposition", "inline"}};
+    auto w = write(res("http://x.example/", "text/html", page), {t});
+    verify(w, {page, crlf});
+    EXPECT_FALSE(has_diag(w.report, diag_code::line_ends_converted));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(crlf) + "\r\n"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-Disposition: inline\r\n"));
+}
+
+TEST(Writer, ContentMd5OptionOnEveryPart) {
+    writer_options o;
+    o.content_md5 = true;
+    const auto png = random_bytes(1000, 3);
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res("http://x.example/a.png", "image/png", png)}, o);
+    verify(w, {page, png});
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(page) + "\r\n"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(png) + "\r\n"));
+}
+
+TEST(Writer, MHT_11_7_Utf16IsTranscoded) {
+    const std::string text = "h\xC3\xA9llo\r\n";
+    std::string u16 = "\xFF\xFE";
+    for (char c : std::string("h\xE9llo\r\n")) {
+        u16 += c;
+        u16 += '\0';
+    }
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res("http://x.example/a.txt", "text/plain", u16)});
+    verify(w, {page, text});
+    EXPECT_TRUE(has_diag(w.report, diag_code::text_transcoded));
+    EXPECT_THAT(w.report.parts[1].content_type, testing::HasSubstr("charset=\"UTF-8\""));
+}
+
+TEST(Writer, MHT_11_6_GzipDeflateBrotliAreUndone) {
+    const std::string css = std::string(3000, 'x') + "\r\n";
+    resource g = res("http://x.example/g.css", "text/css", gzip(css, 15 + 16));
+    g.content_encoding = "gzip";
+    resource d = res("http://x.example/d.css", "text/css", gzip(css, 15));
+    d.content_encoding = "deflate";
+    resource raw = res("http://x.example/r.css", "text/css", gzip(css, -15));
+    raw.content_encoding = "deflate";
+    resource b = res("http://x.example/b.css", "text/css", brotli(css));
+    b.content_encoding = "br";
+    auto w = write(res("http://x.example/", "text/html", page), {g, d, raw, b});
+    verify(w, {page, css, css, css, css});
+    EXPECT_TRUE(has_diag(w.report, diag_code::content_encoding_decoded));
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("Content-Encoding")));
+}
+
+TEST(Writer, DecompressionBombIsRefused) {
+    writer_options o;
+    o.max_decoded_size = 1 << 20;
+    resource bomb =
+        res("http://x.example/bomb", "text/plain", gzip(std::string(16 << 20, 'a'), 31));
+    bomb.content_encoding = "gzip";
+    resource bad = res("http://x.example/bad", "text/plain", "not gzip at all");
+    bad.content_encoding = "gzip";
+    resource unknown = res("http://x.example/unk", "text/plain", "x");
+    unknown.content_encoding = "compress";
+    auto w = write(res("http://x.example/", "text/html", page), {bomb, bad, unknown}, o);
+    verify(w, {page});
+    EXPECT_TRUE(has_diag(w.report, diag_code::decompression_limit));
+    EXPECT_TRUE(has_diag(w.report, diag_code::content_encoding_invalid));
+    ASSERT_EQ(w.report.parts.size(), 4u);
+    EXPECT_FALSE(w.report.parts[1].written);
+}
+
+TEST(Writer, UnreadableFileIsLeftOutAndListed) {
+    resource f;
+    f.label = "http://x.example/gone.png";
+    f.content_type = "image/png";
+    f.in_memory = false;
+    f.file = "/nonexistent/gone.png";
+    auto w = write(res("http://x.example/", "text/html", page), {f});
+    verify(w, {page});
+    EXPECT_TRUE(has_diag(w.report, diag_code::resource_unreadable));
+    EXPECT_FALSE(w.report.parts[1].written);
+}
+
+TEST(Writer, URL_3_0_3_ExternalBody) {
+    writer_options o;
+    o.external_over = 100;
+    const auto big = random_bytes(1000, 4);
+    const std::string url = "http://x.example/" + std::string(60, 'b') + ".bin";
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res(url, "application/octet-stream", big),
+                    res("urn:example:big", "application/octet-stream", big)},
+                   o);
+    verify(w, {page, "", big});
+    EXPECT_TRUE(w.report.parts[1].external);
+    EXPECT_TRUE(has_diag(w.report, diag_code::external_body_written));
+    EXPECT_TRUE(has_diag(w.report, diag_code::external_not_url));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("message/external-body; access-type=URL; size=1000;"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(big) + "\r\n\r\n\r\n--"));
+    auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    for (const auto& p : doc.parts()) {
+        if (p.path() != "2.1") continue;
+        EXPECT_EQ(p.content_type().essence(), "application/octet-stream");
+        EXPECT_TRUE(p.content_id().has_value());
+    }
+}
+
+TEST(Writer, MHT_12_2_PrivateLabelsWarn) {
+    for (std::string label :
+         {"file:///home/u/a.png", "http://localhost/a.png", "http://10.1.2.3/a.png",
+          "http://172.20.0.1/a", "http://192.168.1.1/", "http://[::1]/a", "http://[fd00::1]/a",
+          "http://printer.local/a", "http://127.0.0.1:8080/a"}) {
+        auto w = write(res("http://x.example/", "text/html", page), {res(label, "image/png", "x")});
+        EXPECT_TRUE(has_diag(w.report, diag_code::private_label)) << label;
+    }
+    auto w = write(res("http://x.example/", "text/html", page),
+                   {res("http://172.32.0.1/a", "image/png", "x")});
+    EXPECT_FALSE(has_diag(w.report, diag_code::private_label));
+}
+
+TEST(Writer, FieldsCannotInjectHeaders) {
+    resource r = res("http://x.example/a.txt", "text/plain", "a\r\n");
+    r.fields = {{"Content-Description", "x\r\nContent-Type: text/evil"}};
+    writer_options o;
+    o.subject = "hi\r\nBcc: victim@example.com";
+    auto w = write(res("http://x.example/", "text/html", page), {r}, o);
+    verify(w, {page, "a\r\n"});
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("text/evil")));
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("Bcc:")));
+    EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
+}
+
+TEST(Writer, MHT_7_6_MailModeStructure) {
+    writer_options o;
+    o.mail = true;
+    o.from = "J\xC3\xB6rg <j@example.com>";
+    o.to = "a@example.com";
+    const std::string html =
+        "<html><head><title>T</title><style>p{}</style><script>x()</script></head>"
+        "<body><h1>Head</h1><p>One &amp; two</p><div>Three<br>Four</div>"
+        "<img src=\"cid:img1@x.example\"></body></html>";
+    resource img = res("", "image/png", random_bytes(300, 5));
+    img.content_id = "img1@x.example";
+    auto w = write(res("", "text/html; charset=utf-8", html), {img}, o);
+    ASSERT_TRUE(w.report.ok());
+    EXPECT_THAT(w.bytes, testing::HasSubstr("From: =?UTF-8?"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Message-ID: <"));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("type=\"multipart/alternative\""));
+    auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    for (const auto& d : doc.diagnostics()) EXPECT_LT(d.sev, severity::ambiguous) << d.message;
+    std::vector<std::string> paths, types;
+    for (const auto& p : doc.parts()) {
+        paths.push_back(std::string(p.path()));
+        types.push_back(p.content_type().essence());
+    }
+    EXPECT_THAT(paths, testing::ElementsAre("", "1", "1.1", "1.2", "2"));
+    EXPECT_THAT(types, testing::ElementsAre("multipart/related", "multipart/alternative",
+                                            "text/plain", "text/html", "image/png"));
+    std::string text;
+    doc.parts()[2].decode_to(text);
+    EXPECT_EQ(text, "Head\r\nOne & two\r\nThree\r\nFour\r\n");
+    auto ar = mhtml::archive::aggregate::build(doc);
+    auto r = ar.resolve(doc.parts()[3], "cid:img1@x.example");
+    ASSERT_TRUE(r.target);
+    EXPECT_EQ(r.target->path(), "2");
+    for (const auto& f : mhtml::archive::check(doc))
+        EXPECT_EQ(f.level, mhtml::archive::finding_level::note) << f.code << ": " << f.message;
+}
+
+TEST(Writer, SinksGiveIdenticalBytes) {
+    writer_options o;
+    o.date = std::chrono::system_clock::time_point{};
+    o.boundary = "=_same";
+    const auto png = random_bytes(3 << 20, 6);  // over the 1 MiB buffer
+    const resource root = res("http://x.example/", "text/html", page);
+    const std::vector<resource> others = {res("http://x.example/a.png", "image/png", png)};
+    auto normal = [](std::string s, const std::string&) { return s; };
+    std::string a;
+    mhtml::pack::string_sink sa(a);
+    auto ra = mhtml::pack::write_archive(sa, root, others, o);
+    std::string b;
+    std::size_t calls = 0;
+    mhtml::pack::callback_sink sb([&](std::string_view v) {
+        ++calls;
+        EXPECT_LE(v.size(), std::size_t{1} << 20);
+        b.append(v);
+        return true;
+    });
+    auto rb = mhtml::pack::write_archive(sb, root, others, o);
+    const fs::path tmp =
+        fs::temp_directory_path() / ("mhtml_writer_fd_" + std::to_string(getpid()));
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ASSERT_GE(fd, 0);
+    mhtml::pack::fd_sink sc(fd);
+    auto rc = mhtml::pack::write_archive(sc, root, others, o);
+    ::close(fd);
+    std::ifstream in(tmp, std::ios::binary);
+    std::string c((std::istreambuf_iterator<char>(in)), {});
+    fs::remove(tmp);
+    EXPECT_GT(calls, 3u);
+    EXPECT_EQ(normal(a, ra.boundary), normal(b, rb.boundary));
+    EXPECT_EQ(normal(a, ra.boundary), normal(c, rc.boundary));
+    // The atomic file sink.
+    const fs::path target =
+        fs::temp_directory_path() / ("mhtml_writer_file_" + std::to_string(getpid()));
+    {
+        mhtml::pack::file_sink fsink(target);
+        ASSERT_TRUE(fsink.is_open());
+        auto rd = mhtml::pack::write_archive(fsink, root, others, o);
+        EXPECT_FALSE(fs::exists(target));
+        ASSERT_TRUE(fsink.commit());
+        std::ifstream in2(target, std::ios::binary);
+        std::string d((std::istreambuf_iterator<char>(in2)), {});
+        EXPECT_EQ(normal(a, ra.boundary), normal(d, rd.boundary));
+    }
+    fs::remove(target);
+}
+
+TEST(Writer, SinkFailureIsAnError) {
+    mhtml::pack::callback_sink fail([](std::string_view) { return false; });
+    auto r = mhtml::pack::write_archive(fail, res("http://x.example/", "text/html", page), {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error->code, diag_code::sink_write_failed);
+}
+
+TEST(Writer, LargeSparseFileIsStreamed) {
+    const fs::path f = fs::temp_directory_path() / ("mhtml_sparse_" + std::to_string(getpid()));
+    {
+        int fd = ::open(f.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        ASSERT_GE(fd, 0);
+        ASSERT_EQ(::ftruncate(fd, off_t{200} << 20), 0);
+        ::close(fd);
+    }
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        resource big;
+        big.label = "http://x.example/big.bin";
+        big.content_type = "application/octet-stream";
+        big.in_memory = false;
+        big.file = f;
+        std::uint64_t n = 0;
+        mhtml::pack::callback_sink count([&](std::string_view v) {
+            n += v.size();
+            return true;
+        });
+        const std::vector<resource> others = {big};
+        auto r =
+            mhtml::pack::write_archive(count, res("http://x.example/", "text/html", page), others);
+        rusage u{};
+        getrusage(RUSAGE_SELF, &u);
+        const bool ok = r.ok() && n > (std::uint64_t{200} << 20) &&
+                        r.parts[1].decoded_size == (std::uint64_t{200} << 20);
+        _exit(ok ? (u.ru_maxrss < 64 * 1024 ? 0 : 2) : 1);  // ru_maxrss is in KiB
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    fs::remove(f);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: wrong output, 2: peak RSS over 64 MiB";
+}
+
+TEST(Writer, HtmlToText) {
+    EXPECT_EQ(mhtml::pack::html_to_text("<p>a</p><p>b &lt;c&gt;</p><pre>x\n  y</pre>"),
+              "a\r\nb <c>\r\nx\r\n  y\r\n");
+    EXPECT_EQ(mhtml::pack::html_title("<title> a\n b </title>", "utf-8"), "a b");
+    EXPECT_EQ(mhtml::pack::html_title("<title>caf\xE9</title>", "windows-1252"), "caf\xC3\xA9");
+}
+
+TEST(Writer, NonAsciiSubjectIsEncoded) {
+    auto w = write(res("http://x.example/", "text/html; charset=utf-8",
+                       "<title>Gr\xC3\xBC\xC3\x9F"
+                       "e</title><p>x</p>"),
+                   {});
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Subject: =?UTF-8?"));
+}
