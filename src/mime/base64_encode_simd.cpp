@@ -14,7 +14,9 @@
 // GCC 12's VBMI intrinsics pass an undefined vector as the unused merge operand, which
 // -Wmaybe-uninitialized reports (a false positive).
 #pragma GCC diagnostic push
+#if !defined(__clang__)  // clang has no such warning and rejects the unknown name
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 namespace mhtml::mime::detail {
