@@ -28,10 +28,13 @@ struct json_value {
     bool b = false;
     std::string s;  // string, or number text
     std::vector<json_value> items;
-    std::vector<std::pair<std::string, json_value>> members;
+    // An object's members: names[i] names members[i]. Two vectors, for a pair of a name and
+    // this still incomplete type cannot be instantiated (clang refuses it).
+    std::vector<std::string> names;
+    std::vector<json_value> members;
     const json_value* get(std::string_view name) const {
-        for (const auto& [n, v] : members)
-            if (n == name) return &v;
+        for (std::size_t i = 0; i < names.size(); ++i)
+            if (names[i] == name) return &members[i];
         return nullptr;
     }
 };
@@ -167,7 +170,8 @@ private:
                 if (!literal(":")) return false;
                 json_value m;
                 if (!value(m, depth + 1)) return false;
-                v.members.emplace_back(std::move(name), std::move(m));
+                v.names.push_back(std::move(name));
+                v.members.push_back(std::move(m));
                 space();
                 if (literal(",")) continue;
                 return literal("}");
