@@ -716,7 +716,13 @@ void writer::state::prepare_text(prepared& p, const mime::content_type& ct, cons
     p.content_type = std::move(t);
 
     const text_stats s = measure(body);
-    if (s.high == 0 && s.nul == 0 && s.max_line <= max_7bit_line) {
+    // 7bit only for text of one line: Chromium's MHTML reader joins the lines of a 7bit or
+    // 8bit part without their line breaks (tests/browser/pack_test.py saw the white space
+    // between images vanish; a `<pre>` or a `//` comment would break), and keeps those of a
+    // quoted-printable one. So text of several lines goes quoted-printable, as Chrome
+    // writes it.
+    const bool one_line = body.find('\n') == std::string_view::npos;
+    if (one_line && s.high == 0 && s.nul == 0 && s.max_line <= max_7bit_line) {
         if (has_delimiter(body, boundary)) {
             diag(severity::note, diag_code::boundary_in_body, path,
                  "the body holds the boundary at a line start: written quoted-printable");
