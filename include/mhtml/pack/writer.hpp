@@ -20,8 +20,10 @@
 ///  * The boundary contains `=_` (never in base64 or quoted-printable output) and 24 random
 ///    characters; a 7bit body is scanned for it and goes quoted-printable if it has it.
 ///  * Text: canonical CRLF (converted only where it is not, MHT-11.4, MHT-11.8), always a
-///    charset (MHT-11.9), UTF-16/32 transcoded to UTF-8 (MHT-11.7), 7bit when valid, else
-///    quoted-printable, or base64 when more than a third of the octets would need escaping.
+///    charset (MHT-11.9), UTF-16/32 transcoded to UTF-8 (MHT-11.7), quoted-printable, or
+///    base64 when more than a third of the octets would need escaping; 7bit only for valid
+///    text of one line, for Chromium's reader joins the lines of a 7bit part without their
+///    line breaks (tests/browser/pack_test.py).
 ///    Anything else: base64 in 76-character lines.
 ///  * HTTP Content-Encoding (gzip, deflate, br) is undone first (MHT-11.6), with a bound.
 ///  * A Content-MD5 the resource carried is dropped when a conversion changed the octets
