@@ -80,6 +80,7 @@ int main(int argc, char** argv) {
         "  mhtml check saved.mhtml            what the archive does against the MHTML rules\n"
         "  mhtml extract saved.mhtml -o dir   the page as a folder of files (dir/index.html)\n"
         "  mhtml inline saved.mhtml -o p.html the page as one self-contained HTML file\n"
+        "  mhtml pack site/ -o site.mhtml     a local page and what it needs as one archive\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -89,6 +90,7 @@ int main(int argc, char** argv) {
     runner check = add_check_command(app);
     runner extract = add_extract_command(app);
     runner inline_ = add_inline_command(app);
+    runner pack = add_pack_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -104,6 +106,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "check") return check();
             if (sub->get_name() == "extract") return extract();
             if (sub->get_name() == "inline") return inline_();
+            if (sub->get_name() == "pack") return pack();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';
