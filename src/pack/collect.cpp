@@ -379,6 +379,44 @@ private:
     void add_all_files();
 };
 
+namespace {
+
+// A URL as a browser spells it when it requests it: octets above 0x7F in the path are
+// characters of the document's charset, sent as UTF-8 and percent-encoded (URL Standard:
+// the path is always UTF-8); in the query they stay in the document's charset,
+// percent-encoded. A label must be spelled so (Chromium compares Content-Location with the
+// URL it asks for, and a raw 8-bit label would need RFC 2047, which it does not read).
+std::string browser_spelling(std::string_view url, const std::string& doc_charset) {
+    auto eight_bit = [](std::string_view v) {
+        return std::any_of(v.begin(), v.end(),
+                           [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
+    };
+    if (!eight_bit(url)) return std::string(url);
+    const std::size_t q = url.find('?');
+    std::string path(url.substr(0, q));
+    if (eight_bit(path) && !doc_charset.empty() && doc_charset != "UTF-8")
+        if (auto u = mime::to_utf8(path, doc_charset)) path = std::move(*u);
+    auto escape = [](std::string_view v, std::string& out) {
+        static constexpr char hex[] = "0123456789ABCDEF";
+        for (char c : v) {
+            const auto b = static_cast<unsigned char>(c);
+            if (b >= 0x80) {
+                out += '%';
+                out += hex[b >> 4];
+                out += hex[b & 15];
+            } else {
+                out += c;
+            }
+        }
+    };
+    std::string out;
+    escape(path, out);
+    if (q != std::string_view::npos) escape(url.substr(q), out);
+    return out;
+}
+
+}  // namespace
+
 std::optional<std::string> collector::to_internal(std::string_view url) const {
     if (url.starts_with(sentinel)) return std::string(url);
     if (!base_.empty() && url.starts_with(base_))
@@ -715,7 +753,7 @@ void collector::scan_unit(unit& u, std::string_view text, doc_type type, const s
             continue;
         }
         file_entry& t = files_[static_cast<std::size_t>(target)];
-        if (t.label.empty()) t.label = *internal;
+        if (t.label.empty()) t.label = browser_spelling(*internal, doc_charset);
         if (t.doc == doc_type::css && t.charset.empty() && !t.scanned) t.charset = doc_charset;
         info.file = target;
         info.resolved = *internal;
@@ -786,7 +824,10 @@ std::string collector::replacement_for(const unit& u, std::size_t i,
     const auto target = static_cast<std::size_t>(info.file);
     switch (opt_.method) {
         case method::cid:
-            return "cid:" + uri::url_encode_id(cids[target]) + info.fragment;
+            // Chromium looks a cid: URL up with its fragment, so `cid:x#f` finds nothing
+            // (tests/browser/pack_test.py). Only an SVG document keeps it (`use`, views).
+            return "cid:" + uri::url_encode_id(cids[target]) +
+                   (files_[target].doc == doc_type::svg ? info.fragment : std::string());
         case method::filename:
             return names[target] + info.fragment;
         case method::content_location:
@@ -825,6 +866,24 @@ std::optional<std::string> collector::rewrite_unit(unit& u, std::string_view tex
             values[i] = u.info[i].external;
             out_.references[u.info[i].report].rewritten = u.info[i].external;
         }
+        changed = true;
+    }
+    // Chromium resolves a relative <base href> of an archived page against the archive
+    // file's own URL, not against the page's Content-Location (tests/browser/pack_test.py:
+    // `<base href="sub/">` made it look for file:///…/sub/x.png). With absolute labels, the
+    // base is written absolute, so every reader resolves it the same way (MHT-4.4.1 (a)).
+    if (opt_.method != method::filename && u.base_ref && !base_.empty() &&
+        !(file_base_ && opt_.anonymize_labels) && std::string_view(u.base).starts_with(sentinel) &&
+        !uri::split_reference(u.refs[*u.base_ref].url).has_scheme) {
+        std::string absolute = base_ + u.base.substr(sentinel.size());
+        reference_report& rep = out_.references[u.info[*u.base_ref].report];
+        diag(severity::note, diag_code::reference_respelled, rep.document, rep.offset,
+             "<base href='" + u.refs[*u.base_ref].url + "'> written as '" + absolute +
+                 "': Chromium resolves a relative base of an archived page against the archive "
+                 "file, not against the page's Content-Location");
+        rep.rewritten = absolute;
+        values[*u.base_ref] = std::move(absolute);
+        ++out_.counts.rewritten;
         changed = true;
     }
     for (std::size_t i = 0; i < u.refs.size(); ++i) {

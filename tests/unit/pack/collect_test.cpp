@@ -261,6 +261,31 @@ TEST(Collect, BaseHrefIsHonoured) {
                                                  "sub/s.css", "sub/bg.png"}));
 }
 
+// What Chromium needs (tests/browser/pack_test.py found each): a relative <base href> is
+// written absolute when labels are (Chromium resolves it against the archive file), and
+// cid: references carry no fragment but into an SVG document (Chromium looks them up with
+// it).
+TEST(Collect, RelativeBaseIsWrittenAbsoluteWithAbsoluteLabels) {
+    pack::collect_options o;
+    o.base = "http://site.example/b/";
+    auto c = collect_site("base", pack::method::content_location, o);
+    ASSERT_TRUE(c.resources[0].in_memory);
+    EXPECT_NE(c.resources[0].data.find("<base href=\"http://site.example/b/sub/\">"),
+              std::string::npos)
+        << c.resources[0].data;
+    expect_every_reference_resolves(c, "base with --base");
+    auto plain = collect_site("base", pack::method::content_location);  // fictitious labels
+    EXPECT_FALSE(plain.resources[0].in_memory);
+}
+
+TEST(Collect, CidReferencesLoseTheirFragmentButIntoSvg) {
+    auto c = collect_site("oddnames", pack::method::cid);
+    const std::string& page = c.resources[0].data;
+    EXPECT_EQ(page.find("#frag"), std::string::npos) << page;
+    auto svg = collect_site("svg", pack::method::cid);
+    EXPECT_NE(svg.resources[0].data.find("#"), std::string::npos) << svg.resources[0].data;
+}
+
 TEST(Collect, FramesAreOwnPartsCyclesEndAndSrcdocIsScannedInPlace) {
     auto c = collect_site("frames", pack::method::cid);
     EXPECT_EQ(origins(c), (std::set<std::string>{"index.html", "frame1.html", "sub/frame2.html",
@@ -300,6 +325,13 @@ TEST(Collect, EightBitNamesFollowTheDocumentCharset) {
     EXPECT_EQ(sjis.resources.size(), 3u);
     EXPECT_EQ(sjis.resources[0].content_type, "text/html; charset=Shift_JIS");
     EXPECT_FALSE(has_code(sjis, diag_code::resource_missing));
+    // Labels are spelled as a browser asks for them: the path in UTF-8, percent-encoded
+    // (a raw 8-bit label would need RFC 2047, which Chromium does not read).
+    std::set<std::string> labels;
+    for (const auto& r : sjis.resources) labels.insert(r.label);
+    EXPECT_TRUE(labels.count("%E8%A1%A8.png")) << *labels.begin();
+    for (const auto& r : latin.resources)
+        for (char ch : r.label) EXPECT_LT(static_cast<unsigned char>(ch), 0x80) << r.label;
 }
 
 TEST(Collect, HostileReferencesAreRefusedAndReported) {
