@@ -181,6 +181,28 @@ diagnostic make_diag(severity sev, diag_code code, std::string part, std::uint64
     return d;
 }
 
+doc_type doc_type_for(std::string_view content_type) {
+    if (content_type == "text/html" || content_type == "application/xhtml+xml")
+        return doc_type::html;
+    if (content_type == "image/svg+xml") return doc_type::svg;
+    if (content_type == "text/css") return doc_type::css;
+    return doc_type::none;
+}
+
+bool is_text_type(std::string_view type) {
+    return type.starts_with("text/") || type == "application/xhtml+xml";
+}
+
+std::string css_declared_charset(std::string_view text) {
+    if (text.starts_with("\xEF\xBB\xBF")) return "UTF-8";
+    if (text.starts_with("@charset \"")) {
+        const std::size_t end = text.find("\";", 10);
+        if (end != std::string_view::npos)
+            return std::string(html::encoding_for_label(text.substr(10, end - 10)));
+    }
+    return {};
+}
+
 std::string with_charset(std::string_view type, std::string_view charset) {
     std::string out(type);
     if (!charset.empty()) {
@@ -287,19 +309,9 @@ using detail::make_diag;
 // (`../root/x`) still reads as outside.
 constexpr std::string_view sentinel = "thismessage:/%00root/";
 
-enum class doc_type : std::uint8_t { none, html, svg, css };
-
-doc_type doc_type_for(std::string_view content_type) {
-    if (content_type == "text/html" || content_type == "application/xhtml+xml")
-        return doc_type::html;
-    if (content_type == "image/svg+xml") return doc_type::svg;
-    if (content_type == "text/css") return doc_type::css;
-    return doc_type::none;
-}
-
-bool is_text_type(std::string_view type) {
-    return type.starts_with("text/") || type == "application/xhtml+xml";
-}
+using detail::doc_type;
+using detail::doc_type_for;
+using detail::is_text_type;
 
 // One reference found in a document, with what it came to.
 struct ref_info {
@@ -566,15 +578,8 @@ void collector::scan_file(std::size_t index) {
         f.charset = html::detect_charset({}, text).name;
     } else if (f.doc == doc_type::css) {
         // CSS Syntax §3.2: a BOM, else `@charset "x";` at the very start, else the referrer's.
-        if (text.starts_with("\xEF\xBB\xBF")) {
-            f.charset = "UTF-8";
-        } else if (text.starts_with("@charset \"")) {
-            const std::size_t end = text.find("\";", 10);
-            if (end != std::string::npos) {
-                std::string_view name = html::encoding_for_label(text.substr(10, end - 10));
-                if (!name.empty()) f.charset = std::string(name);
-            }
-        }
+        if (std::string declared = detail::css_declared_charset(text); !declared.empty())
+            f.charset = std::move(declared);
         if (f.charset.empty()) f.charset = "UTF-8";
     } else {
         f.charset = "UTF-8";

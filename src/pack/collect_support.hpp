@@ -40,6 +40,17 @@ std::optional<std::string> credential_parameter(std::string_view url);
 diagnostic make_diag(severity sev, diag_code code, std::string part, std::uint64_t offset,
                      std::string message);
 
+/// What kind of document a media type (no parameters) is for the scanner.
+enum class doc_type : std::uint8_t { none, html, svg, css };
+doc_type doc_type_for(std::string_view content_type);
+
+/// A text type that takes a charset parameter (`text/*`, XHTML).
+bool is_text_type(std::string_view type);
+
+/// CSS Syntax §3.2 before the referrer's charset: "UTF-8" for a BOM, else the encoding of an
+/// `@charset "x";` at the very start when it is a known label, else "".
+std::string css_declared_charset(std::string_view text);
+
 /// The charset `text/...` parameter value for a WHATWG encoding name (as given).
 std::string with_charset(std::string_view type, std::string_view charset);
 
