@@ -483,6 +483,10 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     complete(e, *t);
     const std::size_t index = t->entry;
     if (index == 0) origin_ = origin_of(e.chain.back());  // the page's, after redirects
+    // A redirected document is labelled with its final URL: references found later that
+    // name that URL are that resource (not a second one with the same label).
+    if (e.chain.size() > 1 && (index == 0 || e.doc != doc_type::none))
+        by_url_.emplace(e.chain.back(), index);
     if (entries_[index].st == state::done && entries_[index].doc != doc_type::none) scan(index);
 }
 
@@ -873,6 +877,7 @@ bool fetcher::run(const std::string& url) {
 
     // Phase 2: the resources, in the order found (the page first), and the rewriting.
     std::vector<std::size_t> order;
+    mhtml::detail::keyed_string_set labels;
     for (std::size_t i = 0; i < entries_.size(); ++i) {
         entry& e = entries_[i];
         if (e.st != state::done) continue;
@@ -880,6 +885,12 @@ bool fetcher::run(const std::string& url) {
         const std::string& final_url = e.chain.back();
         e.label = (i == 0 || (e.doc != doc_type::none && final_url != e.chain.front())) ? final_url
                                                                                         : e.url;
+        // A part has one Content-Location and two parts should not share one (MHT-7.13):
+        // a final URL fetched under another URL too keeps the URL it was referenced by.
+        if (!labels.insert(e.label).second) {
+            e.label = e.url;
+            labels.insert(e.label);
+        }
         order.push_back(i);
     }
     for (entry& e : entries_) report_failures(e.u);

@@ -188,6 +188,14 @@ private:
     }
 };
 
+// The loopback server is reached directly whatever proxy the environment names (libcurl
+// honours http_proxy and no_proxy; the fetcher does not disable them).
+const bool no_proxy_for_loopback = [] {
+    ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+    ::setenv("NO_PROXY", "127.0.0.1,localhost", 1);
+    return true;
+}();
+
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
@@ -702,6 +710,110 @@ TEST(Fetch, SameOriginLeavesOtherOriginsExternal) {
     c = pack::fetch_collect(s.url("/"), quick());
     EXPECT_EQ(c.resources.size(), 3u);
     EXPECT_EQ(other.total_requests(), 1);
+}
+
+TEST(Fetch, RedirectedPageNamingItselfIsOnePart) {
+    test_server s;
+    s.redirect("/start", 302, "/p/index.html");
+    s.add("/p/index.html", "text/html",
+          "<iframe src=\"index.html\"></iframe><iframe src=\"/start\"></iframe>");
+    const auto c = pack::fetch_collect(s.url("/start"), quick());
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c.resources.size(), 1u) << dump(c);
+    EXPECT_EQ(find_ref(c, "index.html")->resource, 0u);
+    EXPECT_EQ(find_ref(c, "/start")->resource, 0u);
+    EXPECT_EQ(s.requests("/p/index.html"), 1);
+    EXPECT_EQ(expect_archive_resolves(c, {}), 2u);
+}
+
+TEST(Fetch, RedirectsAreBounded) {
+    test_server s;
+    s.add("/", "text/html", "<img src=\"r1\">");
+    s.redirect("/r1", 301, "/r2");
+    s.redirect("/r2", 302, "/r3");
+    s.redirect("/r3", 308, "/x.png");
+    s.add("/x.png", "image/png", binary(5, 1));
+    auto o = quick();
+    o.limits.max_redirects = 2;
+    auto c = pack::fetch_collect(s.url("/"), o);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c.resources.size(), 1u);
+    const diagnostic* d = find_diag(c, diag_code::fetch_redirect_refused, "more than 2 redirects");
+    ASSERT_TRUE(d) << dump(c);
+    EXPECT_EQ(d->offset, 10u);
+    EXPECT_EQ(s.requests("/x.png"), 0);
+    o.limits.max_redirects = 3;
+    c = pack::fetch_collect(s.url("/"), o);
+    ASSERT_EQ(c.resources.size(), 2u);
+    EXPECT_EQ(c.resources[1].label, s.url("/r1"));  // an image keeps the URL referenced
+    EXPECT_EQ(c.resources[1].data, binary(5, 1));
+}
+
+TEST(Fetch, EncodedPageAndDeflateBodies) {
+    test_server s;
+    const std::string page = "<html><body><img src=\"d.png\"></body></html>";
+    route p;
+    p.headers = {{"Content-Type", "text/html"}, {"Content-Encoding", "gzip"}};
+    p.body = gzip(page);
+    s.add("/", p);
+    route d;
+    d.headers = {{"Content-Type", "image/png"}, {"Content-Encoding", "deflate"}};
+    {
+        const std::string raw = binary(3000, 2);
+        uLongf n = compressBound(raw.size());
+        d.body.resize(n);
+        compress2(reinterpret_cast<Bytef*>(d.body.data()), &n,
+                  reinterpret_cast<const Bytef*>(raw.data()), raw.size(), 9);
+        d.body.resize(n);
+    }
+    s.add("/d.png", d);
+    route bad;  // says gzip, is not
+    bad.headers = {{"Content-Type", "image/png"}, {"Content-Encoding", "gzip"}};
+    bad.body = "this is not gzip at all";
+    s.add("/bad.png", bad);
+    s.add("/b.html", "text/html", "<img src=\"bad.png\">");
+    pack::fetch_report rep;
+    auto c = pack::fetch_collect(s.url("/"), quick(), &rep);
+    ASSERT_TRUE(c.ok()) << c.error;
+    ASSERT_EQ(c.resources.size(), 2u) << dump(c);
+    EXPECT_EQ(c.resources[0].data, page);
+    EXPECT_EQ(c.resources[1].data, binary(3000, 2));
+    EXPECT_EQ(rep.wire_bytes, p.body.size() + d.body.size());
+    EXPECT_EQ(c.counts.bytes, page.size() + 3000);
+    EXPECT_EQ(expect_archive_resolves(c, {{s.url("/d.png"), binary(3000, 2)}}), 1u);
+    c = pack::fetch_collect(s.url("/b.html"), quick());
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(find_ref(c, "bad.png")->reason, "bad_encoding");
+    EXPECT_TRUE(find_diag(c, diag_code::fetch_failed, "Content-Encoding")) << dump(c);
+}
+
+TEST(Fetch, UnresolvableHostIsReported) {
+    test_server s;
+    s.add("/", "text/html", "<img src=\"http://no-such-host.invalid/x.png\">");
+    auto o = quick();
+    o.limits.connect_timeout = 3s;
+    const auto c = pack::fetch_collect(s.url("/"), o);
+    ASSERT_TRUE(c.ok());
+    const auto* r = find_ref(c, "http://no-such-host.invalid/x.png");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->outcome, pack::ref_outcome::unresolved);
+    const diagnostic* d = find_diag(c, diag_code::fetch_failed, "no-such-host.invalid");
+    ASSERT_TRUE(d) << dump(c);
+    EXPECT_EQ(d->offset, 10u);
+    EXPECT_EQ(d->part_path, s.url("/"));
+}
+
+TEST(Fetch, CallsRunInParallel) {
+    site w;
+    std::vector<std::thread> threads;
+    std::atomic<int> ok{0};
+    for (int i = 0; i < 4; ++i)
+        threads.emplace_back([&] {
+            const auto c = pack::fetch_collect(w.s.url("/index.html"), quick());
+            if (c.ok() && c.resources.size() == 12u && c.diagnostics.empty()) ++ok;
+        });
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(ok.load(), 4);
 }
 
 // 500 images fetched in parallel: all packed, connections limited and reused.
