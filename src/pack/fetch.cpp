@@ -369,6 +369,7 @@ void fetcher::start(std::size_t index) {
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // all this libcurl decodes; decoded here
     curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());
     if (!e.referrer.empty()) curl_easy_setopt(h, CURLOPT_REFERER, e.referrer.c_str());
+    if (!opt_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, opt_.ca_file.c_str());
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,

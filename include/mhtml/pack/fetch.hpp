@@ -18,8 +18,10 @@
 /// multiplexing where TLS offers it). Proxies come from the usual environment variables
 /// (`http_proxy`, `https_proxy`, `no_proxy`: libcurl's defaults, not disabled). Only http and
 /// https are spoken (CURLOPT_PROTOCOLS_STR). Redirects are followed here, not by libcurl, so
-/// that each hop is checked: at most `max_redirects`, no loop, only to http or https
-/// (never `file:`), never from https to http; a refused redirect is a `fetch_redirect_refused`.
+/// that each hop is checked (requests carry a `Referer`, the referencing document's URL, as
+/// a browser's do; certificates and host names are verified): at most `max_redirects`, no loop,
+/// only to http or https (never `file:`), never from https to http; a refused redirect is a
+/// `fetch_redirect_refused`.
 ///
 /// Content-Encoding: the fetcher asks for `gzip, deflate, br` (and what else this libcurl
 /// decodes) and libcurl undoes it while the body arrives, so every resource holds its decoded
@@ -96,6 +98,9 @@ struct fetch_options {
     std::size_t max_host_connections = 6;  ///< transfers at once to one host (and port)
     /// The User-Agent header; empty: "mhtml/" + the library's version.
     std::string user_agent;
+    /// A PEM file of the certificate authorities to trust for https (CURLOPT_CAINFO); empty:
+    /// libcurl's default bundle. Certificates and host names are always verified.
+    std::string ca_file;
     fetch_limits limits;
 };
 

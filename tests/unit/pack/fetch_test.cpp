@@ -8,6 +8,9 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -360,7 +363,7 @@ struct site {
     }
 };
 
-TEST(Fetch, PageWithImagesCssIframeSrcsetRedirect) {
+TEST(Fetch, THTML_9_1_4_PageWithImagesCssIframeSrcsetRedirect) {
     site w;
     pack::fetch_report rep;
     const auto c = pack::fetch_collect(w.s.url("/index.html"), quick(), &rep);
@@ -712,7 +715,7 @@ TEST(Fetch, SameOriginLeavesOtherOriginsExternal) {
     EXPECT_EQ(other.total_requests(), 1);
 }
 
-TEST(Fetch, RedirectedPageNamingItselfIsOnePart) {
+TEST(Fetch, MHT_7_13_RedirectedPageNamingItselfIsOnePart) {
     test_server s;
     s.redirect("/start", 302, "/p/index.html");
     s.add("/p/index.html", "text/html",
@@ -814,6 +817,149 @@ TEST(Fetch, CallsRunInParallel) {
         });
     for (auto& t : threads) t.join();
     EXPECT_EQ(ok.load(), 4);
+}
+
+// ---------------------------------------------------------------------------------------------
+// https: a loopback TLS server with a self-signed certificate for 127.0.0.1 made here (one
+// request per connection, every wait bounded), to test that https never goes back to http.
+
+class tls_server {
+public:
+    tls_server() {
+        EVP_PKEY* key = EVP_EC_gen("P-256");
+        X509* x = X509_new();
+        X509_set_version(x, 2);
+        ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
+        X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+        X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+        X509_set_pubkey(x, key);
+        X509_NAME* name = X509_get_subject_name(x);
+        X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                                   reinterpret_cast<const unsigned char*>("127.0.0.1"), -1, -1, 0);
+        X509_set_issuer_name(x, name);
+        X509V3_CTX v3;
+        X509V3_set_ctx_nodb(&v3);
+        X509V3_set_ctx(&v3, x, x, nullptr, nullptr, 0);
+        for (auto [nid, value] : {std::pair{NID_subject_alt_name, "IP:127.0.0.1"},
+                                  std::pair{NID_basic_constraints, "critical,CA:TRUE"}}) {
+            X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
+            X509_add_ext(x, ext, -1);
+            X509_EXTENSION_free(ext);
+        }
+        X509_sign(x, key, EVP_sha256());
+        ca_file_ = ::testing::TempDir() + "fetch_test_ca_" + std::to_string(::getpid()) + ".pem";
+        FILE* f = std::fopen(ca_file_.c_str(), "w");
+        PEM_write_X509(f, x);
+        std::fclose(f);
+        ctx_ = SSL_CTX_new(TLS_server_method());
+        SSL_CTX_use_certificate(ctx_, x);
+        SSL_CTX_use_PrivateKey(ctx_, key);
+        X509_free(x);
+        EVP_PKEY_free(key);
+        fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        if (::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || ::listen(fd_, 16) != 0)
+            ADD_FAILURE() << "cannot listen on 127.0.0.1";
+        socklen_t len = sizeof a;
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+        port_ = ntohs(a.sin_port);
+        thread_ = std::thread([this] { loop(); });
+    }
+    ~tls_server() {
+        stop_ = true;
+        thread_.join();
+        ::close(fd_);
+        SSL_CTX_free(ctx_);
+        std::remove(ca_file_.c_str());
+    }
+    tls_server(const tls_server&) = delete;
+    tls_server& operator=(const tls_server&) = delete;
+    /// `response`: the status line's code and what follows it (headers, blank line, body).
+    void add(const std::string& path, std::string response) { routes_[path] = std::move(response); }
+    std::string url(std::string_view path) const {
+        return "https://127.0.0.1:" + std::to_string(port_) + std::string(path);
+    }
+    const std::string& ca_file() const { return ca_file_; }
+
+private:
+    int fd_ = -1;
+    std::uint16_t port_ = 0;
+    SSL_CTX* ctx_ = nullptr;
+    std::string ca_file_;
+    std::map<std::string, std::string> routes_;  // set before any request
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+
+    void loop() {
+        while (!stop_) {
+            pollfd p{fd_, POLLIN, 0};
+            if (::poll(&p, 1, 20) <= 0) continue;
+            const int c = ::accept(fd_, nullptr, nullptr);
+            if (c < 0) continue;
+            timeval tv{2, 0};  // a client that stalls cannot hold the server
+            ::setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            ::setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+            SSL* ssl = SSL_new(ctx_);
+            SSL_set_fd(ssl, c);
+            if (SSL_accept(ssl) == 1) {
+                std::string in;
+                char buf[4096];
+                for (int i = 0; i < 64 && in.find("\r\n\r\n") == std::string::npos; ++i) {
+                    const int n = SSL_read(ssl, buf, sizeof buf);
+                    if (n <= 0) break;
+                    in.append(buf, static_cast<std::size_t>(n));
+                }
+                const std::size_t sp1 = in.find(' '), sp2 = in.find(' ', sp1 + 1);
+                const std::string path =
+                    sp2 == std::string::npos ? "" : in.substr(sp1 + 1, sp2 - sp1 - 1);
+                auto it = routes_.find(path);
+                const std::string out =
+                    "HTTP/1.1 " +
+                    (it == routes_.end() ? "404 X\r\nContent-Length: 0\r\n\r\n" : it->second);
+                SSL_write(ssl, out.data(), static_cast<int>(out.size()));
+                SSL_shutdown(ssl);
+            }
+            SSL_free(ssl);
+            ::close(c);
+        }
+    }
+};
+
+std::string ok_response(std::string_view type, std::string_view body) {
+    return "200 OK\r\nConnection: close\r\nContent-Type: " + std::string(type) +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+}
+
+TEST(Fetch, HttpsNeverRedirectsToHttp) {
+    tls_server tls;
+    test_server plain;
+    plain.add("/x.png", "image/png", binary(20, 1));
+    const std::string page =
+        "<img src=\"down.png\"><img src=\"up.png\"><img src=\"" + plain.url("/x.png") + "\">";
+    tls.add("/", ok_response("text/html", page));
+    tls.add("/down.png", "302 Found\r\nConnection: close\r\nLocation: " + plain.url("/x.png") +
+                             "\r\nContent-Length: 0\r\n\r\n");
+    tls.add("/up.png", ok_response("image/png", binary(30, 2)));
+    auto o = quick();
+    o.ca_file = tls.ca_file();
+    const auto c = pack::fetch_collect(tls.url("/"), o);
+    ASSERT_TRUE(c.ok()) << c.error;
+    EXPECT_EQ(c.resources.size(), 3u) << dump(c);  // page, up.png, x.png (referenced as http)
+    const auto* r = find_ref(c, "down.png");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->reason, "redirect");
+    const diagnostic* d = find_diag(c, diag_code::fetch_redirect_refused, "from https to http");
+    ASSERT_TRUE(d) << dump(c);
+    EXPECT_EQ(d->offset, page.find("down.png"));
+    EXPECT_EQ(d->part_path, tls.url("/"));
+    EXPECT_EQ(plain.requests("/x.png"), 1);  // only by the page's own http reference
+    EXPECT_EQ(expect_archive_resolves(c, {{tls.url("/up.png"), binary(30, 2)}}), 2u);
+    // Without the certificate's authority, the page is refused.
+    const auto refused = pack::fetch_collect(tls.url("/"), quick());
+    EXPECT_EQ(refused.error_code, "fetch_failed");
+    EXPECT_NE(refused.error.find("certificate"), std::string::npos) << refused.error;
 }
 
 // 500 images fetched in parallel: all packed, connections limited and reused.
