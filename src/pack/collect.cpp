@@ -203,6 +203,48 @@ std::string css_declared_charset(std::string_view text) {
     return {};
 }
 
+void markup_pass(std::string_view text, bool svg, const std::string& part,
+                 const std::function<std::uint64_t(std::size_t)>& where,
+                 std::vector<diagnostic>& diags,
+                 const std::function<void(const srcdoc_attribute&)>& on_srcdoc) {
+    html::tokenizer tok(text, svg);
+    html::token t;
+    while (tok.next(t)) {
+        if (t.type != html::token_type::start_tag || t.foreign) continue;
+        if (t.name == "input") {
+            const html::attribute_view* type = t.attribute("type");
+            if (type && ascii::iequals(html::decode_attribute_value(tok.value(*type)), "hidden")) {
+                const html::attribute_view* name = t.attribute("name");
+                const html::attribute_view* value = t.attribute("value");
+                if (value && value->value_length > 0)
+                    diags.push_back(make_diag(
+                        severity::warning, diag_code::hidden_field_may_leak, part, where(t.begin),
+                        "a hidden form field" +
+                            (name ? " '" + html::decode_attribute_value(tok.value(*name)) + "'"
+                                  : std::string()) +
+                            " has a value that may be a password or ticket; packing keeps it "
+                            "(MHT-12.6)"));
+            }
+        } else if (t.name == "iframe") {
+            const html::attribute_view* sd = t.attribute("srcdoc");
+            if (!sd) continue;
+            srcdoc_attribute a;
+            a.value_offset = sd->value_offset;
+            a.value_length = sd->value_length;
+            a.quote = sd->quote;
+            a.content = html::decode_attribute_value(tok.value(*sd));
+            on_srcdoc(a);
+        }
+    }
+}
+
+html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
+                       std::string_view content) {
+    std::string value = escape_attribute(content, quote);
+    if (quote == 0) value = "\"" + value + "\"";
+    return {value_offset, value_length, std::move(value)};
+}
+
 std::string with_charset(std::string_view type, std::string_view charset) {
     std::string out(type);
     if (!charset.empty()) {
@@ -731,43 +773,23 @@ void collector::scan_unit(unit& u, std::string_view text, doc_type type, const s
     }
     // <iframe srcdoc>: scanned in place with this text's base; <input type=hidden> warned of.
     if (css) return;
-    html::tokenizer tok(text, svg);
-    html::token t;
-    while (tok.next(t)) {
-        if (t.type != html::token_type::start_tag || t.foreign) continue;
-        if (t.name == "input") {
-            const html::attribute_view* type = t.attribute("type");
-            if (type && ascii::iequals(html::decode_attribute_value(tok.value(*type)), "hidden")) {
-                const html::attribute_view* name = t.attribute("name");
-                const html::attribute_view* value = t.attribute("value");
-                if (value && value->value_length > 0)
-                    diag(severity::warning, diag_code::hidden_field_may_leak, doc_rel,
-                         where(t.begin),
-                         "a hidden form field" +
-                             (name ? " '" + html::decode_attribute_value(tok.value(*name)) + "'"
-                                   : std::string()) +
-                             " has a value that may be a password or ticket; packing keeps it "
-                             "(MHT-12.6)");
-            }
-        } else if (t.name == "iframe") {
-            const html::attribute_view* sd = t.attribute("srcdoc");
-            if (!sd) continue;
+    detail::markup_pass(
+        text, svg, doc_rel, where, out_.diagnostics, [&](const detail::srcdoc_attribute& a) {
             if (depth >= opt_.limits.max_srcdoc_depth) {
-                diag(severity::error, diag_code::resource_limit, doc_rel, where(sd->value_offset),
-                     "srcdoc nested deeper than max_srcdoc_depth; its content is not scanned");
-                continue;
+                diag(severity::error, diag_code::resource_limit, doc_rel, where(a.value_offset),
+                     "srcdoc nested deeper than max_srcdoc_depth; its content "
+                     "is not scanned");
+                return;
             }
             srcdoc_info s;
-            s.value_offset = sd->value_offset;
-            s.value_length = sd->value_length;
-            s.quote = sd->quote;
+            s.value_offset = a.value_offset;
+            s.value_length = a.value_length;
+            s.quote = a.quote;
             s.content.base = u.base;
-            const std::string inner = html::decode_attribute_value(tok.value(*sd));
-            scan_unit(s.content, inner, doc_type::html, doc_rel, doc_charset,
-                      in_srcdoc ? srcdoc_attr : sd->value_offset, depth + 1);
+            scan_unit(s.content, a.content, doc_type::html, doc_rel, doc_charset,
+                      in_srcdoc ? srcdoc_attr : a.value_offset, depth + 1);
             u.srcdocs.push_back(std::move(s));
-        }
-    }
+        });
 }
 
 std::string collector::external_label(const file_entry& f) const {
@@ -812,11 +834,8 @@ std::optional<std::string> collector::rewrite_unit(unit& u, std::string_view tex
     for (srcdoc_info& s : u.srcdocs) {
         const std::string inner =
             html::decode_attribute_value(text.substr(s.value_offset, s.value_length));
-        if (auto changed = rewrite_unit(s.content, inner, cids, names)) {
-            std::string value = detail::escape_attribute(*changed, s.quote);
-            if (s.quote == 0) value = "\"" + value + "\"";
-            edits.push_back({s.value_offset, s.value_length, std::move(value)});
-        }
+        if (auto changed = rewrite_unit(s.content, inner, cids, names))
+            edits.push_back(detail::srcdoc_edit(s.value_offset, s.value_length, s.quote, *changed));
     }
     bool changed = !edits.empty();
     std::vector<std::optional<std::string>> values(u.refs.size());

@@ -5,11 +5,15 @@
 #include "mhtml/html/scan.hpp"
 #include "mhtml/pack/collect.hpp"
 
+#include "mhtml/html/rewrite.hpp"
+
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mhtml::pack::detail {
 
@@ -50,6 +54,26 @@ bool is_text_type(std::string_view type);
 /// CSS Syntax §3.2 before the referrer's charset: "UTF-8" for a BOM, else the encoding of an
 /// `@charset "x";` at the very start when it is a known label, else "".
 std::string css_declared_charset(std::string_view text);
+
+/// One `<iframe srcdoc>` found by markup_pass().
+struct srcdoc_attribute {
+    std::size_t value_offset = 0, value_length = 0;  ///< the raw value in the text
+    char quote = 0;
+    std::string content;  ///< decoded
+};
+
+/// The tokenizer pass collect and fetch make over an HTML or SVG text after its references:
+/// each `<input type=hidden>` with a value is warned of (`hidden_field_may_leak` in `part`,
+/// at `where(offset of the tag)`, MHT-12.6), and each `<iframe srcdoc>` is handed to
+/// `on_srcdoc` (to be scanned in place, with the text's base).
+void markup_pass(std::string_view text, bool svg, const std::string& part,
+                 const std::function<std::uint64_t(std::size_t)>& where,
+                 std::vector<diagnostic>& diags,
+                 const std::function<void(const srcdoc_attribute&)>& on_srcdoc);
+
+/// The edit that puts `content` (a srcdoc's new decoded content) in place of its value.
+html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
+                       std::string_view content);
 
 /// The charset `text/...` parameter value for a WHATWG encoding name (as given).
 std::string with_charset(std::string_view type, std::string_view charset);

@@ -6,7 +6,6 @@
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/charset.hpp"
 #include "mhtml/html/rewrite.hpp"
-#include "mhtml/html/tokenizer.hpp"
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/pack/content_id.hpp"
 #include "mhtml/uri/cid.hpp"
@@ -151,6 +150,39 @@ std::optional<std::string> unsafe_file_name(std::string_view name) {
         if (c < 0x20 || c == 0x7F) return "a control character or NUL";
     }
     return std::nullopt;
+}
+
+// MIME Sniffing §7.1: after white space (and a UTF-8 BOM), `<!DOCTYPE HTML`, `<html`,
+// `<head`, `<body`, `<script`, `<iframe`, `<title`, `<p`, `<div`, `<!--`, ... in any case.
+bool looks_like_html(std::string_view body) {
+    if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
+    while (!body.empty() && (body[0] == ' ' || body[0] == '\t' || body[0] == '\n' ||
+                             body[0] == '\r' || body[0] == '\f'))
+        body.remove_prefix(1);
+    static constexpr std::string_view tags[] = {"<!doctype html",
+                                                "<html",
+                                                "<head",
+                                                "<script",
+                                                "<iframe",
+                                                "<h1",
+                                                "<div",
+                                                "<font",
+                                                "<table",
+                                                "<a",
+                                                "<style",
+                                                "<title",
+                                                "<b",
+                                                "<body",
+                                                "<br",
+                                                "<p",
+                                                "<!--"};
+    for (std::string_view t : tags) {
+        if (body.size() <= t.size() || !ascii::iequals(body.substr(0, t.size()), t)) continue;
+        if (t == "<!--") return true;
+        const char next = body[t.size()];
+        if (next == ' ' || next == '>') return true;
+    }
+    return false;
 }
 
 struct srcdoc_info;
@@ -459,6 +491,8 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
             refused = "a redirect to '" + to + "', which is not http or https";
         else if (ascii::istarts_with(e.request, "https:") && ascii::iequals(np.scheme, "http"))
             refused = "a redirect from https to http ('" + to + "')";
+        else if (auto bad = bad_name_in(to))
+            refused = "a redirect to '" + to + "' (" + *bad + ")";
         else if (std::find(e.chain.begin(), e.chain.end(), to) != e.chain.end())
             refused = "a redirect loop (back to '" + to + "')";
         else if (e.chain.size() > opt_.limits.max_redirects)
@@ -478,7 +512,9 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     if (s < 200 || s > 299) {
         fail(e, diag_code::fetch_http_status,
              s == 404 || s == 410 ? severity::warning : severity::error,
-             "http_" + std::to_string(s), at + " answered HTTP status " + std::to_string(s));
+             "http_" + std::to_string(s),
+             at + " answered HTTP status " + std::to_string(s) +
+                 (redirect ? " without a Location" : ""));
         return;
     }
     complete(e, *t);
@@ -498,8 +534,12 @@ void fetcher::complete(entry& e, transfer& t) {
     std::string type =
         lowered(trim(std::string_view(t.content_type)
                          .substr(0, std::min(t.content_type.find(';'), t.content_type.size()))));
-    if (type.empty() || type.find('/') == std::string::npos)
+    if (type.empty() || type.find('/') == std::string::npos) {
+        // No usable Content-Type: the URL's extension, else (`/`, `/page`) a body that opens
+        // as HTML does (MIME Sniffing §7.1's HTML patterns, the common ones).
         type = std::string(content_type_for_path(uri::split_reference(e.request).path));
+        if (type == "application/octet-stream" && looks_like_html(e.data)) type = "text/html";
+    }
     e.type = type;
     e.doc = detail::doc_type_for(type);
     // The header's charset: a label the Encoding Standard knows, else ignored (reported).
@@ -653,42 +693,22 @@ void fetcher::scan_unit(unit& u, std::string_view text, doc_type type, const std
         out_.references.push_back(std::move(rep));
     }
     if (css) return;
-    html::tokenizer tok(text, svg);
-    html::token t;
-    while (tok.next(t)) {
-        if (t.type != html::token_type::start_tag || t.foreign) continue;
-        if (t.name == "input") {
-            const html::attribute_view* ty = t.attribute("type");
-            if (ty && ascii::iequals(html::decode_attribute_value(tok.value(*ty)), "hidden")) {
-                const html::attribute_view* name = t.attribute("name");
-                const html::attribute_view* value = t.attribute("value");
-                if (value && value->value_length > 0)
-                    diag(severity::warning, diag_code::hidden_field_may_leak, doc, where(t.begin),
-                         "a hidden form field" +
-                             (name ? " '" + html::decode_attribute_value(tok.value(*name)) + "'"
-                                   : std::string()) +
-                             " has a value that may be a password or ticket; packing keeps it "
-                             "(MHT-12.6)");
-            }
-        } else if (t.name == "iframe") {
-            const html::attribute_view* sd = t.attribute("srcdoc");
-            if (!sd) continue;
+    detail::markup_pass(
+        text, svg, doc, where, out_.diagnostics, [&](const detail::srcdoc_attribute& a) {
             if (depth >= opt_.limits.max_srcdoc_depth) {
-                diag(severity::error, diag_code::resource_limit, doc, where(sd->value_offset),
+                diag(severity::error, diag_code::resource_limit, doc, where(a.value_offset),
                      "srcdoc nested deeper than max_srcdoc_depth; its content is not scanned");
-                continue;
+                return;
             }
             srcdoc_info s;
-            s.value_offset = sd->value_offset;
-            s.value_length = sd->value_length;
-            s.quote = sd->quote;
+            s.value_offset = a.value_offset;
+            s.value_length = a.value_length;
+            s.quote = a.quote;
             s.content.base = u.base;
-            const std::string inner = html::decode_attribute_value(tok.value(*sd));
-            scan_unit(s.content, inner, doc_type::html, doc, charset,
-                      in_srcdoc ? srcdoc_attr : sd->value_offset, depth + 1);
+            scan_unit(s.content, a.content, doc_type::html, doc, charset,
+                      in_srcdoc ? srcdoc_attr : a.value_offset, depth + 1);
             u.srcdocs.push_back(std::move(s));
-        }
-    }
+        });
 }
 
 // A reference to a resource that could not be fetched: reported where it stands.
@@ -720,11 +740,8 @@ std::optional<std::string> fetcher::rewrite_unit(unit& u, std::string_view text,
     for (srcdoc_info& s : u.srcdocs) {
         const std::string inner =
             html::decode_attribute_value(text.substr(s.value_offset, s.value_length));
-        if (auto changed = rewrite_unit(s.content, inner, cids, names)) {
-            std::string value = detail::escape_attribute(*changed, s.quote);
-            if (s.quote == 0) value = "\"" + value + "\"";
-            edits.push_back({s.value_offset, s.value_length, std::move(value)});
-        }
+        if (auto changed = rewrite_unit(s.content, inner, cids, names))
+            edits.push_back(detail::srcdoc_edit(s.value_offset, s.value_length, s.quote, *changed));
     }
     bool changed = !edits.empty();
     std::vector<std::optional<std::string>> values(u.refs.size());

@@ -681,6 +681,21 @@ TEST(Fetch, PageFailures) {
     EXPECT_FALSE(pack::is_fetchable_url("/local/page.html"));
 }
 
+TEST(Fetch, PageWithoutContentTypeIsSniffed) {
+    test_server s;
+    route r;  // no Content-Type
+    r.body = "\n  <!DOCTYPE html><p><img src=\"i\">";
+    s.add("/", r);
+    route i;
+    i.body = binary(10, 1);
+    s.add("/i", i);
+    const auto c = pack::fetch_collect(s.url("/"), quick());
+    ASSERT_TRUE(c.ok()) << c.error;
+    EXPECT_EQ(c.resources[0].content_type, "text/html; charset=windows-1252");
+    ASSERT_EQ(c.resources.size(), 2u);
+    EXPECT_EQ(c.resources[1].content_type, "application/octet-stream");
+}
+
 TEST(Fetch, CharsetFromHeaderThenMeta) {
     test_server s;
     // The header wins over the page's <meta>; without a header charset the <meta> counts.
@@ -750,6 +765,18 @@ TEST(Fetch, RedirectsAreBounded) {
     ASSERT_EQ(c.resources.size(), 2u);
     EXPECT_EQ(c.resources[1].label, s.url("/r1"));  // an image keeps the URL referenced
     EXPECT_EQ(c.resources[1].data, binary(5, 1));
+    // A hop is checked as a reference is: no hostile name, no Location-less redirect.
+    s.add("/p2", "text/html", "<img src=\"r4\"><img src=\"r5\">");
+    s.redirect("/r4", 302, "/a%2Fb.png");
+    route bare;
+    bare.status = 302;
+    s.add("/r5", bare);
+    c = pack::fetch_collect(s.url("/p2"), o);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c.resources.size(), 1u);
+    EXPECT_TRUE(find_diag(c, diag_code::fetch_redirect_refused, "%2F")) << dump(c);
+    EXPECT_TRUE(find_diag(c, diag_code::fetch_http_status, "302 without a Location")) << dump(c);
+    EXPECT_EQ(s.requests("/a%2Fb.png"), 0);
 }
 
 TEST(Fetch, EncodedPageAndDeflateBodies) {
