@@ -59,6 +59,9 @@
 /// not a failure but an `external` outcome with `same_origin`). The page itself failing is
 /// an error result (`error_code` "bad_url", "fetch_failed", "not_html"), without resources.
 ///
+/// Memory: every response is held in memory (`resource::in_memory`) until the collection is
+/// written; `max_total_bytes` bounds them together, `max_resource_size` each.
+///
 /// `reference_report::document` and `resource::origin` are the URL the document was
 /// referenced by (for the root, `url` as given).
 ///
@@ -69,6 +72,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "mhtml/export.hpp"
 #include "mhtml/pack/collect.hpp"
@@ -76,7 +80,7 @@
 namespace mhtml::pack {
 
 struct fetch_limits {
-    std::size_t max_resources = 10'000;              ///< resources fetched, the page included
+    std::size_t max_resources = 10'000;  ///< URLs requested (failed ones too), the page included
     std::uint64_t max_resource_size = 256ull << 20;  ///< decoded octets of one response
     std::uint64_t max_total_bytes = 2ull << 30;      ///< decoded octets of all responses
     std::size_t max_redirects = 10;                  ///< per resource

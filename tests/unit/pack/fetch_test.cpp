@@ -96,6 +96,11 @@ public:
         std::lock_guard<std::mutex> g(m_);
         return hits_[path];
     }
+    /// The header block of the last request for `path`.
+    std::string last_head(const std::string& path) {
+        std::lock_guard<std::mutex> g(m_);
+        return heads_[path];
+    }
     int total_requests() const { return total_.load(); }
     int connections() const { return connections_.load(); }
     int peak_connections() const { return peak_.load(); }
@@ -110,6 +115,7 @@ private:
     std::vector<std::thread> workers_;
     std::map<std::string, route> routes_;
     std::map<std::string, int> hits_;
+    std::map<std::string, std::string> heads_;
 
     void accept_loop() {
         while (!stop_) {
@@ -165,6 +171,7 @@ private:
             {
                 std::lock_guard<std::mutex> g(m_);
                 ++hits_[path];
+                heads_[path] = head;
                 auto it = routes_.find(path);
                 if (it != routes_.end()) {
                     r = it->second;
@@ -694,6 +701,24 @@ TEST(Fetch, PageWithoutContentTypeIsSniffed) {
     EXPECT_EQ(c.resources[0].content_type, "text/html; charset=windows-1252");
     ASSERT_EQ(c.resources.size(), 2u);
     EXPECT_EQ(c.resources[1].content_type, "application/octet-stream");
+}
+
+TEST(Fetch, RequestHeaders) {
+    test_server s;
+    s.add("/", "text/html", "<img src=\"i.png\">");
+    s.add("/i.png", "image/png", binary(4, 1));
+    auto o = quick();
+    o.user_agent = "TestAgent/1.0";
+    auto c = pack::fetch_collect(s.url("/"), o);
+    ASSERT_TRUE(c.ok());
+    const std::string head = s.last_head("/i.png") + "\r\n";
+    EXPECT_NE(head.find("\r\nUser-Agent: TestAgent/1.0\r\n"), std::string::npos) << head;
+    EXPECT_NE(head.find("\r\nReferer: " + s.url("/") + "\r\n"), std::string::npos) << head;
+    EXPECT_NE(head.find("gzip"), std::string::npos) << head;  // Accept-Encoding
+    EXPECT_NE(head.find("br"), std::string::npos) << head;
+    c = pack::fetch_collect(s.url("/"), quick());
+    EXPECT_NE(s.last_head("/").find("\r\nUser-Agent: mhtml/"), std::string::npos);
+    EXPECT_EQ(s.last_head("/").find("Referer"), std::string::npos);
 }
 
 TEST(Fetch, CharsetFromHeaderThenMeta) {
