@@ -861,6 +861,7 @@ bool fetcher::run(const std::string& url) {
         int still = 0;
         curl_multi_perform(multi_, &still);
         int left = 0;
+        bool finished = false;
         while (CURLMsg* m = curl_multi_info_read(multi_, &left)) {
             if (m->msg != CURLMSG_DONE) continue;
             transfer* raw = nullptr;
@@ -872,13 +873,15 @@ bool fetcher::run(const std::string& url) {
             std::unique_ptr<transfer> t = std::move(*it);
             running_.erase(it);
             finish(std::move(t), rc);
+            finished = true;
         }
         if (has_deadline && clock::now() >= deadline) {
             abort_all("was stopped: the fetch passed total_timeout (" +
                       std::to_string(opt_.limits.total_timeout.count()) + " ms)");
             break;
         }
-        if (!running_.empty()) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+        // A slot freed: fill it before waiting (bounded: each pass finished a transfer).
+        if (!running_.empty() && !finished) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
     }
     rep_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
     entry& root = entries_.front();
