@@ -599,6 +599,29 @@ TEST(Fetch, FaultsAreReportedWhereTheReferenceStands) {
     EXPECT_EQ(expect_archive_resolves(c, served), 6u);
 }
 
+TEST(Fetch, EveryReferenceToAFailedUrlIsReported) {
+    test_server s;
+    const std::string page =
+        "<link rel=stylesheet href=s.css><img src=\"m.png\"><p style=\"background:url(m.png)\">";
+    const std::string css = "@font-face { src: url(font/missing.woff) }";
+    s.add("/", "text/html", page);
+    s.add("/s.css", "text/css", css);
+    const auto c = pack::fetch_collect(s.url("/"), quick());
+    ASSERT_TRUE(c.ok());
+    std::vector<std::pair<std::string, std::uint64_t>> where;
+    for (const auto& d : c.diagnostics)
+        if (d.code == diag_code::fetch_http_status) where.emplace_back(d.part_path, d.offset);
+    std::sort(where.begin(), where.end());
+    const std::vector<std::pair<std::string, std::uint64_t>> expected = {
+        {s.url("/"), page.find("m.png")},
+        {s.url("/"), page.rfind("m.png")},
+        {s.url("/s.css"), css.find("font/")}};
+    EXPECT_EQ(where, expected) << dump(c);
+    EXPECT_EQ(s.requests("/m.png"), 1);
+    EXPECT_EQ(c.counts.unresolved, 3u);
+    EXPECT_EQ(expect_archive_resolves(c, {}), 1u);
+}
+
 TEST(Fetch, FilenameMethodGivesSafeNamesWhateverTheServerSays) {
     fault_site w;
     auto o = quick();
