@@ -568,10 +568,12 @@ TEST(Fetch, FaultsAreReportedWhereTheReferenceStands) {
         {w.s.url("/gz.css"), "body { background: url(gzbg.png) }"},
         {w.s.url("/disp.png"), binary(77, 7)},
     };
-    for (const auto& [u, b] : served) {
+    for (const auto& entry : served) {
+        const std::string& u = entry.first;
         auto it = std::find_if(c.resources.begin(), c.resources.end(),
                                [&](const pack::resource& r) { return r.label == u; });
         ASSERT_NE(it, c.resources.end()) << u;
+        EXPECT_EQ(it->data, entry.second);
         EXPECT_TRUE(it->content_encoding.empty());
     }
     EXPECT_LT(rep.wire_bytes, c.counts.bytes);  // br of 4000 octets is smaller
