@@ -230,6 +230,7 @@ struct entry {
     std::string file_name;  // a safe Content-Disposition file name
     std::vector<std::pair<std::string, std::string>> fields;
     bool scanned = false;
+    bool framed = false;  // named by a frame, iframe, object or embed (or the page itself)
     unit u;
     std::size_t packed = 0;  // index in collection::resources
     std::string label;
@@ -274,6 +275,7 @@ private:
     std::vector<entry> entries_;
     mhtml::detail::keyed_string_map<std::size_t> by_url_;
     std::deque<std::size_t> queue_;
+    std::vector<std::size_t> to_scan_;  // HTML fetched before a frame named it
     std::vector<std::unique_ptr<transfer>> running_;
     mhtml::detail::keyed_string_map<std::size_t> per_host_;
     std::uint64_t total_ = 0;     // decoded octets of finished responses
@@ -299,6 +301,17 @@ private:
                                             const std::vector<std::string>& cids,
                                             const std::vector<std::string>& names);
     void abort_all(const std::string& why);
+    // HTML is scanned as a page only where a browser shows it as one: the page, a frame, an
+    // object; an HTML answer to an `<img>` or a style sheet link (a soft 404, a hotlink
+    // refusal) is packed as it came, not followed. SVG and CSS are always scanned.
+    static bool scannable(const entry& e) {
+        if (e.st != state::done || e.scanned || e.doc == doc_type::none) return false;
+        return e.doc != doc_type::html || e.framed;
+    }
+    static bool is_frame_element(std::string_view element) {
+        return element == "iframe" || element == "frame" || element == "object" ||
+               element == "embed";
+    }
 };
 
 std::size_t fetcher::on_body(char* p, std::size_t, std::size_t n, void* ud) {
@@ -358,6 +371,7 @@ int fetcher::add_entry(const std::string& url, const std::string& referrer, std:
     e.referrer = referrer;
     e.referrer_offset = offset;
     e.referrer_charset = charset;
+    e.framed = entries_.empty();  // the page
     entries_.push_back(std::move(e));
     by_url_.emplace(url, entries_.size() - 1);
     queue_.push_back(entries_.size() - 1);
@@ -524,7 +538,7 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     // name that URL are that resource (not a second one with the same label).
     if (e.chain.size() > 1 && (index == 0 || e.doc != doc_type::none))
         by_url_.emplace(e.chain.back(), index);
-    if (entries_[index].st == state::done && entries_[index].doc != doc_type::none) scan(index);
+    if (scannable(entries_[index])) scan(index);
 }
 
 void fetcher::complete(entry& e, transfer& t) {
@@ -686,6 +700,11 @@ void fetcher::scan_unit(unit& u, std::string_view text, doc_type type, const std
                     ++out_.counts.unresolved;
                 } else {
                     info.entry = target;
+                    entry& t = entries_[static_cast<std::size_t>(target)];
+                    if (!t.framed && is_frame_element(r.element)) {
+                        t.framed = true;
+                        if (scannable(t)) to_scan_.push_back(static_cast<std::size_t>(target));
+                    }
                     rep.outcome = ref_outcome::packed;  // until its transfer fails
                 }
             }
@@ -875,6 +894,10 @@ bool fetcher::run(const std::string& url) {
             finish(std::move(t), rc);
             finished = true;
         }
+        // Iterating by index: a scan may name more (to_scan_ grows).
+        for (std::size_t k = 0; k < to_scan_.size(); ++k)
+            if (scannable(entries_[to_scan_[k]])) scan(to_scan_[k]);
+        to_scan_.clear();
         if (has_deadline && clock::now() >= deadline) {
             abort_all("was stopped: the fetch passed total_timeout (" +
                       std::to_string(opt_.limits.total_timeout.count()) + " ms)");

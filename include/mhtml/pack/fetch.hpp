@@ -7,7 +7,11 @@
 /// scanner (html/scan.hpp) finds in it and, recursively, in every HTML, SVG and CSS resource
 /// so fetched (frames, iframes, `object`/`embed` documents, SVG images, CSS `@import`s and
 /// `url()`s, `srcset` candidates), and in `<iframe srcdoc>` content (scanned in place, with
-/// its parent's base): the reference rules of pack::collect. Navigation links are not
+/// its parent's base): the reference rules of pack::collect, with one difference: an HTML
+/// response is scanned only where a browser shows it as a page (the page, a frame, an
+/// iframe, an `object` or `embed`), so that an `<img>` or style sheet answered with an HTML
+/// page (a soft 404, a hotlink refusal) is packed as it came without pulling in that page's
+/// resources. Navigation links are not
 /// followed (but one naming a fetched URL is rewritten with it). References resolve against
 /// the document's final URL (after redirects), or its `<base href>`. `data:` URIs stay; other
 /// schemes than http and https (`mailto:`, `ftp:`, `file:`, ...) are `external` and never
@@ -46,8 +50,9 @@
 /// (`reference_respelled`). The root is labelled with its final URL. With method::cid every
 /// packed reference becomes `cid:` + a generated Content-ID (labels kept); with
 /// method::filename references become uri::make_virtual_filenames names (also the labels),
-/// a `<base href>` is emptied and the relative references it made external are written
-/// absolute.
+/// a `<base href>` is emptied, and relative references to what is not packed (navigation
+/// links, other origins) are written absolute, since a document's label is then no longer
+/// its URL (those to what failed stay as written).
 ///
 /// Failures: nothing is dropped silently. A resource that cannot be fetched (DNS, refused
 /// connection, an HTTP status other than 2xx, a timeout, a truncated body, a refused
