@@ -646,6 +646,44 @@ TEST(Fetch, HtmlIsFollowedOnlyWhereItIsShownAsAPage) {
     EXPECT_EQ(expect_archive_resolves(c, {}), 5u);
 }
 
+TEST(Fetch, ContentDispositionIsKeptOnlyWithASafeName) {
+    test_server s;
+    const std::vector<std::pair<std::string, bool>> cases = {
+        {"attachment; filename=\"report.pdf\"", true},
+        {"inline; filename*=UTF-8''r%C3%A9sum%C3%A9.pdf", true},
+        {"attachment; filename*=UTF-8''..%2F..%2Fetc%2Fpasswd", false},
+        {"attachment; filename=\"a\\\\b.png\"", false},
+        {"attachment; filename=\"..\"", false},
+        {"attachment; filename=\"x\x01y\"", false},
+    };
+    std::string page;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        route r;
+        r.headers = {{"Content-Type", "application/pdf"}, {"Content-Disposition", cases[i].first}};
+        r.body = binary(10, static_cast<unsigned>(i));
+        s.add("/d" + std::to_string(i), r);
+        page += "<embed src=\"d" + std::to_string(i) + "\">";
+    }
+    s.add("/", "text/html", page);
+    const auto c = pack::fetch_collect(s.url("/"), quick());
+    ASSERT_TRUE(c.ok());
+    ASSERT_EQ(c.resources.size(), cases.size() + 1);
+    std::size_t warned = 0;
+    for (const auto& d : c.diagnostics) warned += d.code == diag_code::fetch_unsafe_name;
+    EXPECT_EQ(warned, 4u) << dump(c);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        const auto& fields = c.resources[i + 1].fields;
+        SCOPED_TRACE(cases[i].first);
+        if (cases[i].second) {
+            ASSERT_EQ(fields.size(), 1u);
+            EXPECT_EQ(fields[0].second, cases[i].first);
+        } else {
+            EXPECT_TRUE(fields.empty());
+        }
+    }
+    EXPECT_EQ(expect_archive_resolves(c, {}), cases.size());
+}
+
 TEST(Fetch, FilenameMethodGivesSafeNamesWhateverTheServerSays) {
     fault_site w;
     auto o = quick();
