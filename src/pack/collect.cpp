@@ -238,6 +238,26 @@ void markup_pass(std::string_view text, bool svg, const std::string& part,
     }
 }
 
+reference_report start_report(const html::reference& r, std::string_view text,
+                              const std::string& document, std::size_t offset, bool in_srcdoc,
+                              std::vector<diagnostic>& diags) {
+    reference_report rep;
+    rep.document = document;
+    rep.offset = offset;
+    if (in_srcdoc) rep.srcdoc_offset = r.offset;
+    rep.raw = std::string(text.substr(r.offset, r.length));
+    rep.url = r.url;
+    rep.kind = r.kind;
+    rep.element = r.element;
+    rep.attribute = std::string(r.attribute);
+    if (auto cred = credential_parameter(r.url))
+        diags.push_back(make_diag(severity::warning, diag_code::credential_in_url, document, offset,
+                                  "the reference '" + r.url + "' has a query parameter '" + *cred +
+                                      "' that may be a credential; packing keeps it "
+                                      "(MHT-12.6)"));
+    return rep;
+}
+
 html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
                        std::string_view content) {
     std::string value = escape_attribute(content, quote);
@@ -668,19 +688,8 @@ void collector::scan_unit(unit& u, std::string_view text, doc_type type, const s
     for (std::size_t i = 0; i < u.refs.size(); ++i) {
         const html::reference& r = u.refs[i];
         ref_info& info = u.info[i];
-        reference_report rep;
-        rep.document = doc_rel;
-        rep.offset = where(r.offset);
-        if (in_srcdoc) rep.srcdoc_offset = r.offset;
-        rep.raw = std::string(text.substr(r.offset, r.length));
-        rep.url = r.url;
-        rep.kind = r.kind;
-        rep.element = r.element;
-        rep.attribute = std::string(r.attribute);
-        if (auto cred = detail::credential_parameter(r.url))
-            diag(severity::warning, diag_code::credential_in_url, doc_rel, where(r.offset),
-                 "the reference '" + r.url + "' has a query parameter '" + *cred +
-                     "' that may be a credential; packing keeps it (MHT-12.6)");
+        reference_report rep =
+            detail::start_report(r, text, doc_rel, where(r.offset), in_srcdoc, out_.diagnostics);
         info.report = out_.references.size();
         if (r.kind == html::ref_kind::base) {
             rep.outcome = ref_outcome::same_document;

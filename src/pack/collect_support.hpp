@@ -71,6 +71,13 @@ void markup_pass(std::string_view text, bool svg, const std::string& part,
                  std::vector<diagnostic>& diags,
                  const std::function<void(const srcdoc_attribute&)>& on_srcdoc);
 
+/// The report of reference `r` of `text` in `document` at `offset` (inside a srcdoc, the
+/// srcdoc attribute's, and `srcdoc_offset` the reference's own), outcome not yet set; a
+/// query parameter that looks like a credential is warned of (`credential_in_url`, MHT-12.6).
+reference_report start_report(const html::reference& r, std::string_view text,
+                              const std::string& document, std::size_t offset, bool in_srcdoc,
+                              std::vector<diagnostic>& diags);
+
 /// The edit that puts `content` (a srcdoc's new decoded content) in place of its value.
 html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
                        std::string_view content);

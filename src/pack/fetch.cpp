@@ -651,19 +651,8 @@ void fetcher::scan_unit(unit& u, std::string_view text, doc_type type, const std
     for (std::size_t i = 0; i < u.refs.size(); ++i) {
         const html::reference& r = u.refs[i];
         ref_info& info = u.info[i];
-        reference_report rep;
-        rep.document = doc;
-        rep.offset = where(r.offset);
-        if (in_srcdoc) rep.srcdoc_offset = r.offset;
-        rep.raw = std::string(text.substr(r.offset, r.length));
-        rep.url = r.url;
-        rep.kind = r.kind;
-        rep.element = r.element;
-        rep.attribute = std::string(r.attribute);
-        if (auto cred = detail::credential_parameter(r.url))
-            diag(severity::warning, diag_code::credential_in_url, doc, where(r.offset),
-                 "the reference '" + r.url + "' has a query parameter '" + *cred +
-                     "' that may be a credential; packing keeps it (MHT-12.6)");
+        reference_report rep =
+            detail::start_report(r, text, doc, where(r.offset), in_srcdoc, out_.diagnostics);
         info.report = out_.references.size();
         const uri::reference_parts parts = uri::split_reference(r.url);
         if (r.kind == html::ref_kind::base || uri::is_same_document(r.url)) {
