@@ -243,7 +243,7 @@ struct transfer {
     std::string body;
     long status = 0;
     std::string location, content_type, disposition;
-    bool too_large = false, over_total = false;
+    bool too_large = false, over_total = false, no_memory = false;
     class fetcher* owner = nullptr;
     char error[CURL_ERROR_SIZE] = {};
 };
@@ -325,7 +325,12 @@ std::size_t fetcher::on_body(char* p, std::size_t, std::size_t n, void* ud) {
         t->over_total = true;
         return 0;
     }
-    t->body.append(p, n);
+    try {  // no exception may cross libcurl's C frames
+        t->body.append(p, n);
+    } catch (...) {
+        t->no_memory = true;
+        return 0;
+    }
     t->owner->inflight_ += n;
     return n;
 }
@@ -342,12 +347,16 @@ std::size_t fetcher::on_header(char* p, std::size_t, std::size_t n, void* ud) {
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) return n;
     const std::string_view name = line.substr(0, colon);
-    if (ascii::iequals(name, "location"))
-        t->location = trim(line.substr(colon + 1));
-    else if (ascii::iequals(name, "content-type"))
-        t->content_type = trim(line.substr(colon + 1));
-    else if (ascii::iequals(name, "content-disposition"))
-        t->disposition = trim(line.substr(colon + 1));
+    try {  // no exception may cross libcurl's C frames
+        if (ascii::iequals(name, "location"))
+            t->location = trim(line.substr(colon + 1));
+        else if (ascii::iequals(name, "content-type"))
+            t->content_type = trim(line.substr(colon + 1));
+        else if (ascii::iequals(name, "content-disposition"))
+            t->disposition = trim(line.substr(colon + 1));
+    } catch (...) {
+        return 0;  // the transfer fails (CURLE_WRITE_ERROR)
+    }
     return n;
 }
 
@@ -475,6 +484,9 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
                  at + " is larger than max_resource_size (" +
                      std::to_string(opt_.limits.max_resource_size) +
                      " octets); the transfer was stopped");
+        else if (t->no_memory)
+            fail(e, diag_code::resource_limit, severity::error, "limit",
+                 at + ": out of memory; the transfer was stopped");
         else if (t->over_total)
             fail(e, diag_code::resource_limit, severity::error, "limit",
                  at + " would pass max_total_bytes; the transfer was stopped");
