@@ -15,6 +15,7 @@ packages=(
   nlohmann-json3-dev                                      # JSON reader for the spec vectors in tests
   libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
   zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
+  libcurl4-openssl-dev                                    # libcurl: pack::fetch_collect (http/https sources)
   python3                                                 # Python's email package: reference reader in tests
   chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser
 )

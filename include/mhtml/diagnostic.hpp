@@ -142,6 +142,12 @@ enum class diag_code : std::uint16_t {
     external_not_url,
     field_dropped,
     sink_write_failed,
+    // fetcher (pack/fetch.hpp): what could not be downloaded, and why
+    fetch_failed,
+    fetch_http_status,
+    fetch_redirect_refused,
+    fetch_unknown_charset,
+    fetch_unsafe_name,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

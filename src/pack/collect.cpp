@@ -181,6 +181,90 @@ diagnostic make_diag(severity sev, diag_code code, std::string part, std::uint64
     return d;
 }
 
+doc_type doc_type_for(std::string_view content_type) {
+    if (content_type == "text/html" || content_type == "application/xhtml+xml")
+        return doc_type::html;
+    if (content_type == "image/svg+xml") return doc_type::svg;
+    if (content_type == "text/css") return doc_type::css;
+    return doc_type::none;
+}
+
+bool is_text_type(std::string_view type) {
+    return type.starts_with("text/") || type == "application/xhtml+xml";
+}
+
+std::string css_declared_charset(std::string_view text) {
+    if (text.starts_with("\xEF\xBB\xBF")) return "UTF-8";
+    if (text.starts_with("@charset \"")) {
+        const std::size_t end = text.find("\";", 10);
+        if (end != std::string_view::npos)
+            return std::string(html::encoding_for_label(text.substr(10, end - 10)));
+    }
+    return {};
+}
+
+void markup_pass(std::string_view text, bool svg, const std::string& part,
+                 const std::function<std::uint64_t(std::size_t)>& where,
+                 std::vector<diagnostic>& diags,
+                 const std::function<void(const srcdoc_attribute&)>& on_srcdoc) {
+    html::tokenizer tok(text, svg);
+    html::token t;
+    while (tok.next(t)) {
+        if (t.type != html::token_type::start_tag || t.foreign) continue;
+        if (t.name == "input") {
+            const html::attribute_view* type = t.attribute("type");
+            if (type && ascii::iequals(html::decode_attribute_value(tok.value(*type)), "hidden")) {
+                const html::attribute_view* name = t.attribute("name");
+                const html::attribute_view* value = t.attribute("value");
+                if (value && value->value_length > 0)
+                    diags.push_back(make_diag(
+                        severity::warning, diag_code::hidden_field_may_leak, part, where(t.begin),
+                        "a hidden form field" +
+                            (name ? " '" + html::decode_attribute_value(tok.value(*name)) + "'"
+                                  : std::string()) +
+                            " has a value that may be a password or ticket; packing keeps it "
+                            "(MHT-12.6)"));
+            }
+        } else if (t.name == "iframe") {
+            const html::attribute_view* sd = t.attribute("srcdoc");
+            if (!sd) continue;
+            srcdoc_attribute a;
+            a.value_offset = sd->value_offset;
+            a.value_length = sd->value_length;
+            a.quote = sd->quote;
+            a.content = html::decode_attribute_value(tok.value(*sd));
+            on_srcdoc(a);
+        }
+    }
+}
+
+reference_report start_report(const html::reference& r, std::string_view text,
+                              const std::string& document, std::size_t offset, bool in_srcdoc,
+                              std::vector<diagnostic>& diags) {
+    reference_report rep;
+    rep.document = document;
+    rep.offset = offset;
+    if (in_srcdoc) rep.srcdoc_offset = r.offset;
+    rep.raw = std::string(text.substr(r.offset, r.length));
+    rep.url = r.url;
+    rep.kind = r.kind;
+    rep.element = r.element;
+    rep.attribute = std::string(r.attribute);
+    if (auto cred = credential_parameter(r.url))
+        diags.push_back(make_diag(severity::warning, diag_code::credential_in_url, document, offset,
+                                  "the reference '" + r.url + "' has a query parameter '" + *cred +
+                                      "' that may be a credential; packing keeps it "
+                                      "(MHT-12.6)"));
+    return rep;
+}
+
+html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
+                       std::string_view content) {
+    std::string value = escape_attribute(content, quote);
+    if (quote == 0) value = "\"" + value + "\"";
+    return {value_offset, value_length, std::move(value)};
+}
+
 std::string with_charset(std::string_view type, std::string_view charset) {
     std::string out(type);
     if (!charset.empty()) {
@@ -287,19 +371,9 @@ using detail::make_diag;
 // (`../root/x`) still reads as outside.
 constexpr std::string_view sentinel = "thismessage:/%00root/";
 
-enum class doc_type : std::uint8_t { none, html, svg, css };
-
-doc_type doc_type_for(std::string_view content_type) {
-    if (content_type == "text/html" || content_type == "application/xhtml+xml")
-        return doc_type::html;
-    if (content_type == "image/svg+xml") return doc_type::svg;
-    if (content_type == "text/css") return doc_type::css;
-    return doc_type::none;
-}
-
-bool is_text_type(std::string_view type) {
-    return type.starts_with("text/") || type == "application/xhtml+xml";
-}
+using detail::doc_type;
+using detail::doc_type_for;
+using detail::is_text_type;
 
 // One reference found in a document, with what it came to.
 struct ref_info {
@@ -604,15 +678,8 @@ void collector::scan_file(std::size_t index) {
         f.charset = html::detect_charset({}, text).name;
     } else if (f.doc == doc_type::css) {
         // CSS Syntax §3.2: a BOM, else `@charset "x";` at the very start, else the referrer's.
-        if (text.starts_with("\xEF\xBB\xBF")) {
-            f.charset = "UTF-8";
-        } else if (text.starts_with("@charset \"")) {
-            const std::size_t end = text.find("\";", 10);
-            if (end != std::string::npos) {
-                std::string_view name = html::encoding_for_label(text.substr(10, end - 10));
-                if (!name.empty()) f.charset = std::string(name);
-            }
-        }
+        if (std::string declared = detail::css_declared_charset(text); !declared.empty())
+            f.charset = std::move(declared);
         if (f.charset.empty()) f.charset = "UTF-8";
     } else {
         f.charset = "UTF-8";
@@ -659,19 +726,8 @@ void collector::scan_unit(unit& u, std::string_view text, doc_type type, const s
     for (std::size_t i = 0; i < u.refs.size(); ++i) {
         const html::reference& r = u.refs[i];
         ref_info& info = u.info[i];
-        reference_report rep;
-        rep.document = doc_rel;
-        rep.offset = where(r.offset);
-        if (in_srcdoc) rep.srcdoc_offset = r.offset;
-        rep.raw = std::string(text.substr(r.offset, r.length));
-        rep.url = r.url;
-        rep.kind = r.kind;
-        rep.element = r.element;
-        rep.attribute = std::string(r.attribute);
-        if (auto cred = detail::credential_parameter(r.url))
-            diag(severity::warning, diag_code::credential_in_url, doc_rel, where(r.offset),
-                 "the reference '" + r.url + "' has a query parameter '" + *cred +
-                     "' that may be a credential; packing keeps it (MHT-12.6)");
+        reference_report rep =
+            detail::start_report(r, text, doc_rel, where(r.offset), in_srcdoc, out_.diagnostics);
         info.report = out_.references.size();
         if (r.kind == html::ref_kind::base) {
             rep.outcome = ref_outcome::same_document;
@@ -764,43 +820,23 @@ void collector::scan_unit(unit& u, std::string_view text, doc_type type, const s
     }
     // <iframe srcdoc>: scanned in place with this text's base; <input type=hidden> warned of.
     if (css) return;
-    html::tokenizer tok(text, svg);
-    html::token t;
-    while (tok.next(t)) {
-        if (t.type != html::token_type::start_tag || t.foreign) continue;
-        if (t.name == "input") {
-            const html::attribute_view* type = t.attribute("type");
-            if (type && ascii::iequals(html::decode_attribute_value(tok.value(*type)), "hidden")) {
-                const html::attribute_view* name = t.attribute("name");
-                const html::attribute_view* value = t.attribute("value");
-                if (value && value->value_length > 0)
-                    diag(severity::warning, diag_code::hidden_field_may_leak, doc_rel,
-                         where(t.begin),
-                         "a hidden form field" +
-                             (name ? " '" + html::decode_attribute_value(tok.value(*name)) + "'"
-                                   : std::string()) +
-                             " has a value that may be a password or ticket; packing keeps it "
-                             "(MHT-12.6)");
-            }
-        } else if (t.name == "iframe") {
-            const html::attribute_view* sd = t.attribute("srcdoc");
-            if (!sd) continue;
+    detail::markup_pass(
+        text, svg, doc_rel, where, out_.diagnostics, [&](const detail::srcdoc_attribute& a) {
             if (depth >= opt_.limits.max_srcdoc_depth) {
-                diag(severity::error, diag_code::resource_limit, doc_rel, where(sd->value_offset),
-                     "srcdoc nested deeper than max_srcdoc_depth; its content is not scanned");
-                continue;
+                diag(severity::error, diag_code::resource_limit, doc_rel, where(a.value_offset),
+                     "srcdoc nested deeper than max_srcdoc_depth; its content "
+                     "is not scanned");
+                return;
             }
             srcdoc_info s;
-            s.value_offset = sd->value_offset;
-            s.value_length = sd->value_length;
-            s.quote = sd->quote;
+            s.value_offset = a.value_offset;
+            s.value_length = a.value_length;
+            s.quote = a.quote;
             s.content.base = u.base;
-            const std::string inner = html::decode_attribute_value(tok.value(*sd));
-            scan_unit(s.content, inner, doc_type::html, doc_rel, doc_charset,
-                      in_srcdoc ? srcdoc_attr : sd->value_offset, depth + 1);
+            scan_unit(s.content, a.content, doc_type::html, doc_rel, doc_charset,
+                      in_srcdoc ? srcdoc_attr : a.value_offset, depth + 1);
             u.srcdocs.push_back(std::move(s));
-        }
-    }
+        });
 }
 
 std::string collector::external_label(const file_entry& f) const {
@@ -848,11 +884,8 @@ std::optional<std::string> collector::rewrite_unit(unit& u, std::string_view tex
     for (srcdoc_info& s : u.srcdocs) {
         const std::string inner =
             html::decode_attribute_value(text.substr(s.value_offset, s.value_length));
-        if (auto changed = rewrite_unit(s.content, inner, cids, names)) {
-            std::string value = detail::escape_attribute(*changed, s.quote);
-            if (s.quote == 0) value = "\"" + value + "\"";
-            edits.push_back({s.value_offset, s.value_length, std::move(value)});
-        }
+        if (auto changed = rewrite_unit(s.content, inner, cids, names))
+            edits.push_back(detail::srcdoc_edit(s.value_offset, s.value_length, s.quote, *changed));
     }
     bool changed = !edits.empty();
     std::vector<std::optional<std::string>> values(u.refs.size());

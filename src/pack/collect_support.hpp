@@ -5,11 +5,15 @@
 #include "mhtml/html/scan.hpp"
 #include "mhtml/pack/collect.hpp"
 
+#include "mhtml/html/rewrite.hpp"
+
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace mhtml::pack::detail {
 
@@ -39,6 +43,44 @@ std::optional<std::string> credential_parameter(std::string_view url);
 
 diagnostic make_diag(severity sev, diag_code code, std::string part, std::uint64_t offset,
                      std::string message);
+
+/// What kind of document a media type (no parameters) is for the scanner.
+enum class doc_type : std::uint8_t { none, html, svg, css };
+doc_type doc_type_for(std::string_view content_type);
+
+/// A text type that takes a charset parameter (`text/*`, XHTML).
+bool is_text_type(std::string_view type);
+
+/// CSS Syntax §3.2 before the referrer's charset: "UTF-8" for a BOM, else the encoding of an
+/// `@charset "x";` at the very start when it is a known label, else "".
+std::string css_declared_charset(std::string_view text);
+
+/// One `<iframe srcdoc>` found by markup_pass().
+struct srcdoc_attribute {
+    std::size_t value_offset = 0, value_length = 0;  ///< the raw value in the text
+    char quote = 0;
+    std::string content;  ///< decoded
+};
+
+/// The tokenizer pass collect and fetch make over an HTML or SVG text after its references:
+/// each `<input type=hidden>` with a value is warned of (`hidden_field_may_leak` in `part`,
+/// at `where(offset of the tag)`, MHT-12.6), and each `<iframe srcdoc>` is handed to
+/// `on_srcdoc` (to be scanned in place, with the text's base).
+void markup_pass(std::string_view text, bool svg, const std::string& part,
+                 const std::function<std::uint64_t(std::size_t)>& where,
+                 std::vector<diagnostic>& diags,
+                 const std::function<void(const srcdoc_attribute&)>& on_srcdoc);
+
+/// The report of reference `r` of `text` in `document` at `offset` (inside a srcdoc, the
+/// srcdoc attribute's, and `srcdoc_offset` the reference's own), outcome not yet set; a
+/// query parameter that looks like a credential is warned of (`credential_in_url`, MHT-12.6).
+reference_report start_report(const html::reference& r, std::string_view text,
+                              const std::string& document, std::size_t offset, bool in_srcdoc,
+                              std::vector<diagnostic>& diags);
+
+/// The edit that puts `content` (a srcdoc's new decoded content) in place of its value.
+html::edit srcdoc_edit(std::size_t value_offset, std::size_t value_length, char quote,
+                       std::string_view content);
 
 /// The charset `text/...` parameter value for a WHATWG encoding name (as given).
 std::string with_charset(std::string_view type, std::string_view charset);
