@@ -1,5 +1,6 @@
 // pack::collect_extracted: a folder written by `mhtml extract` (view/extract.hpp) packed back.
 
+#include "../html/entities.hpp"  // detail::append_utf8
 #include "collect_support.hpp"
 
 #include "mhtml/ascii.hpp"
@@ -60,23 +61,6 @@ private:
         if (in_.substr(i_, w.size()) != w) return false;
         i_ += w.size();
         return true;
-    }
-    static void put_utf8(std::string& out, unsigned cp) {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
     }
     bool hex4(unsigned& cp) {
         if (i_ + 4 > in_.size()) return false;
@@ -140,9 +124,10 @@ private:
                     } else if (cp >= 0xD800 && cp <= 0xDBFF && literal("\\u")) {
                         unsigned lo = 0;
                         if (!hex4(lo)) return false;
-                        put_utf8(out, 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
+                        html::detail::append_utf8(out,
+                                                  0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00));
                     } else {
-                        put_utf8(out, cp);
+                        html::detail::append_utf8(out, cp);
                     }
                     break;
                 }
