@@ -14,7 +14,9 @@
 // pack` adds file_sink's fsync and rename). Prints "parts=N bytes=M" (N parts written, M
 // input octets).
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,7 +24,6 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #include "mhtml/pack/writer.hpp"
@@ -36,26 +37,35 @@ struct site_file {
     std::uint64_t size = 0;
 };
 
+// One lstat per name (relative to its open folder), as the peers' listing does.
 bool walk(const fs::path& root, const std::string& sub, std::vector<site_file>& out) {
-    std::error_code ec;
-    fs::directory_iterator it(sub.empty() ? root : root / sub, ec);
-    if (ec) {
-        std::fprintf(stderr, "%s: %s\n", (root / sub).c_str(), ec.message().c_str());
+    const fs::path dir = sub.empty() ? root : root / sub;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) {
+        std::perror(dir.c_str());
         return false;
     }
-    for (const fs::directory_entry& e : it) {
-        const std::string name = e.path().filename().string();
-        if (name.empty() || name[0] == '.') continue;
-        const std::string rel = sub.empty() ? name : sub + '/' + name;
-        const fs::file_status st = e.symlink_status(ec);
-        if (ec) return false;
-        if (fs::is_directory(st)) {
-            if (!walk(root, rel, out)) return false;
-        } else if (fs::is_regular_file(st)) {
-            out.push_back({rel, e.file_size(ec)});
+    bool ok = true;
+    while (const dirent* e = ::readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        const std::string rel = sub.empty() ? e->d_name : sub + '/' + e->d_name;
+        struct stat st {};
+        if (::fstatat(::dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            std::perror(rel.c_str());
+            ok = false;
+            break;
+        }
+        if (S_ISDIR(st.st_mode)) {
+            if (!walk(root, rel, out)) {
+                ok = false;
+                break;
+            }
+        } else if (S_ISREG(st.st_mode)) {
+            out.push_back({rel, static_cast<std::uint64_t>(st.st_size)});
         }
     }
-    return true;
+    ::closedir(d);
+    return ok;
 }
 
 std::string site_type(std::string_view rel) {
@@ -154,7 +164,8 @@ int main(int argc, char** argv) {
     }
     std::size_t parts = 0;
     for (const auto& p : rep.parts) parts += p.written ? 1 : 0;
-    for (const auto& d : rep.diagnostics) std::fprintf(stderr, "%s\n", d.message.c_str());
+    for (const auto& d : rep.diagnostics)  // notes (line ends made CRLF) are not news here
+        if (d.sev >= mhtml::severity::warning) std::fprintf(stderr, "%s\n", d.message.c_str());
     std::printf("parts=%zu bytes=%llu\n", parts, static_cast<unsigned long long>(bytes));
     return parts == files.size() ? 0 : 1;
 }
