@@ -247,16 +247,21 @@ bool has_bare_line_end(std::string_view s) {
 void to_crlf(std::string_view s, std::string& out) {
     out.clear();
     out.reserve(s.size() + s.size() / 32 + 2);
-    for (std::size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (c == '\r') {
-            out += "\r\n";
-            if (i + 1 < s.size() && s[i + 1] == '\n') ++i;
-        } else if (c == '\n') {
-            out += "\r\n";
-        } else {
-            out += c;
-        }
+    // Runs between line ends are copied whole (memchr finds the ends): text has few of them.
+    const char* p = s.data();
+    const char* const e = p + s.size();
+    auto next = [e](const char* from, char c) {
+        const void* f = std::memchr(from, c, static_cast<std::size_t>(e - from));
+        return f ? static_cast<const char*>(f) : e;
+    };
+    const char* cr = next(p, '\r');
+    while (p < e) {
+        if (cr < p) cr = next(p, '\r');
+        const char* stop = std::min(next(p, '\n'), cr);
+        out.append(p, stop);
+        if (stop == e) break;
+        out += "\r\n";
+        p = stop + ((*stop == '\r' && stop + 1 < e && stop[1] == '\n') ? 2 : 1);
     }
 }
 
