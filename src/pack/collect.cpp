@@ -450,6 +450,7 @@ private:
                                             const std::vector<std::string>& cids,
                                             const std::vector<std::string>& names);
     std::string external_label(const file_entry& f) const;
+    std::string kept_fragment(const file_entry& f, const ref_info& info) const;
     void add_all_files();
 };
 
@@ -853,6 +854,13 @@ std::string collector::external_label(const file_entry& f) const {
     return std::string(rest);
 }
 
+// Chromium looks an archived resource up by its URL with the fragment, so `x.png#f` finds
+// nothing unless `x.png` was loaded too (tests/browser/pack_test.py): a reference to
+// anything but an HTML or SVG document (where a fragment names an element) loses it.
+std::string collector::kept_fragment(const file_entry& f, const ref_info& info) const {
+    return f.doc == doc_type::html || f.doc == doc_type::svg ? info.fragment : std::string();
+}
+
 std::string collector::replacement_for(const unit& u, std::size_t i,
                                        const std::vector<std::string>& cids,
                                        const std::vector<std::string>& names) const {
@@ -872,9 +880,9 @@ std::string collector::replacement_for(const unit& u, std::size_t i,
     const file_entry& f = files_[target];
     if (std::string_view(u.base).starts_with(sentinel)) {
         if (auto rel = detail::relative_reference(sentinel, u.base, f.label))
-            return *rel + info.fragment;
+            return *rel + kept_fragment(f, info);
     }
-    return external_label(f) + info.fragment;
+    return external_label(f) + kept_fragment(f, info);
 }
 
 std::optional<std::string> collector::rewrite_unit(unit& u, std::string_view text,
@@ -936,7 +944,8 @@ std::optional<std::string> collector::rewrite_unit(unit& u, std::string_view tex
         if (file < 0) continue;
         // content_location: only a spelling other than the label's changes.
         if (opt_.method == method::content_location &&
-            info.resolved == files_[static_cast<std::size_t>(file)].label)
+            info.resolved == files_[static_cast<std::size_t>(file)].label &&
+            kept_fragment(files_[static_cast<std::size_t>(file)], info) == info.fragment)
             continue;
         std::string v = replacement_for(u, i, cids, names);
         if (v == u.refs[i].url) continue;

@@ -189,9 +189,10 @@ struct srcdoc_info;
 
 struct ref_info {
     std::size_t report = 0;
-    int entry = -1;        // the fetched entry it names (resources), or -1
-    std::string fragment;  // "#..." as written
-    std::string resolved;  // absolute URL without fragment (http/https references)
+    int entry = -1;          // the fetched entry it names (resources), or -1
+    std::string fragment;    // "#..." as written
+    std::string resolved;    // absolute URL without fragment, as a browser requests it
+    std::string as_written;  // the same before that spelling (resolved from the text)
 };
 
 struct unit {
@@ -678,7 +679,11 @@ void fetcher::scan_unit(unit& u, std::string_view text, doc_type type, const std
         } else {
             const std::string_view nofrag = uri::without_fragment(*resolved);
             info.fragment = resolved->substr(nofrag.size());
-            info.resolved = std::string(nofrag);
+            // Spelled as the browser asks for it (path in UTF-8, %-encoded): one entry per
+            // URL a browser would request (`a b.png` and `a%20b.png` are one), and the label
+            // Chromium compares with that request.
+            info.resolved = request_url(nofrag, charset);
+            info.as_written = std::string(nofrag);
             if (r.kind != html::ref_kind::resource) {
                 rep.outcome = ref_outcome::not_followed;
             } else if (opt_.same_origin && origin_of(info.resolved) != origin_) {
@@ -777,6 +782,15 @@ std::optional<std::string> fetcher::rewrite_unit(unit& u, std::string_view text,
         values[*u.base_ref] = std::string();
         out_.references[u.info[*u.base_ref].report].rewritten = std::string();
         changed = true;
+    } else if (u.base_ref && !uri::split_reference(u.refs[*u.base_ref].url).has_scheme) {
+        // Chromium resolves a relative <base href> of an archived page against the archive
+        // file, not the page's Content-Location: it is written absolute (as in collect).
+        reference_report& rep = out_.references[u.info[*u.base_ref].report];
+        diag(severity::note, diag_code::reference_respelled, rep.document, rep.offset,
+             "<base href='" + u.refs[*u.base_ref].url + "'> written as '" + u.base +
+                 "': Chromium resolves a relative base of an archived page against the archive "
+                 "file");
+        set(*u.base_ref, u.base);
     }
     for (std::size_t i = 0; i < u.refs.size(); ++i) {
         ref_info& info = u.info[i];
@@ -802,16 +816,28 @@ std::optional<std::string> fetcher::rewrite_unit(unit& u, std::string_view text,
         const entry& e = entries_[static_cast<std::size_t>(target)];
         switch (opt_.method) {
             case method::cid:
-                set(i, "cid:" + uri::url_encode_id(cids[e.packed]) + info.fragment);
+                // Chromium looks cid: URLs up with their fragment: kept only into SVG.
+                set(i, "cid:" + uri::url_encode_id(cids[e.packed]) +
+                           (e.doc == doc_type::svg ? info.fragment : std::string()));
                 break;
             case method::filename:
                 set(i, names[e.packed] + info.fragment);
                 break;
             case method::content_location:
-                if (info.resolved == e.label) break;  // resolves to the label as written
+                // A fragment is kept into HTML and SVG only: Chromium looks an archived
+                // resource up with it, so `x.png#f` finds nothing (as in collect).
+                const bool drop =
+                    e.doc != doc_type::html && e.doc != doc_type::svg && !info.fragment.empty();
+                if (drop)
+                    info.fragment.clear();
+                else if (info.as_written == e.label)
+                    break;  // resolves to the label as written
                 diag(severity::note, diag_code::reference_respelled, rep.document, rep.offset,
                      "'" + u.refs[i].url + "' names '" + e.url + "', labelled '" + e.label +
-                         "' (its URL after redirects); rewritten to that URL");
+                         (drop ? "'; rewritten without its fragment (Chromium looks an archived "
+                                 "resource up with it)"
+                               : "' (its URL as a browser requests it, after redirects); "
+                                 "rewritten to that URL"));
                 set(i, e.label + info.fragment);
                 break;
         }

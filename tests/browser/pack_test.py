@@ -18,8 +18,9 @@ here), a real web font (a pinned DejaVu file) and every kind of reference `pack`
 - many: 500 images.
 
 Each site is served from a loopback server (127.0.0.1, a free port) that the test starts and
-stops, and rendered live (scripts off: Chromium's MHTML view runs none). It is then packed
-from disk with `--base` set to its live URL, with the content-location and the CID method,
+stops, rendered live (scripts off: Chromium's MHTML view runs none) and packed from the
+server (`mhtml pack URL`). It is then packed from disk with `--base` set to its live URL,
+with the content-location and the CID method,
 and each archive is opened in Chromium as an `.mhtml` file after the server is stopped.
 Expected: pixel-identical to the live page, and nothing asked of any server. The file-name
 method is checked through `mhtml extract`'s folder of its archive (THTML §9.2: a reader
@@ -194,6 +195,10 @@ class PackRendersAsLive(unittest.TestCase):
         try:
             for name in cls.sites:
                 cls.live[name] = cls.browser.render(cls.url(name), timeout=90)
+            # The same sites packed from the server (pack::fetch_collect), while it is up.
+            for name in cls.sites:
+                run_mhtml("pack", cls.url(name), "-o", os.path.join(cls.work, f"{name}-url.mhtml"),
+                          ok=(0, 1))
         finally:
             server.shutdown()  # nothing below may come from the live site
             server.server_close()
@@ -246,6 +251,18 @@ class PackRendersAsLive(unittest.TestCase):
                     out = self.pack(name, method)
                     r = self.browser.render("file://" + out, timeout=90)
                     self.same_as_live(name, f"{name}-{method}", r)
+
+    def test_archives_packed_from_the_server_render_as_live(self):
+        for name in self.sites:
+            with self.subTest(site=name):
+                out = os.path.join(self.work, f"{name}-url.mhtml")
+                check = json.loads(run_mhtml("check", "--json", out, ok=(0, 1)).stdout)
+                bad = [f for f in check["findings"] if f["level"] in ("error", "warning")
+                       and not (f["code"] == "resource_not_in_archive"
+                                and "missing.png" in f["message"])]
+                self.assertEqual(bad, [], f"{name} from the server: MUST/SHOULD findings")
+                r = self.browser.render("file://" + out, timeout=90)
+                self.same_as_live(name, f"{name}-url", r)
 
     def test_filename_method_through_extract(self):
         for name in self.sites:

@@ -17,6 +17,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "mhtml/pack/collect.hpp"
+#include "mhtml/pack/fetch.hpp"
 #include "mhtml/pack/writer.hpp"
 #include "view_output.hpp"
 
@@ -33,6 +34,12 @@ struct pack_cli_options {
     std::string from, to, subject, base;
     std::uint64_t external_over = 0;
     pack::collect_limits limits;
+    bool limits_given = false;  // one of --max-resource-size, --max-resources, --max-total
+    // http(s) sources (pack::fetch_collect)
+    bool same_origin = false;
+    double timeout = 0;  // seconds for the whole page; 0: the fetcher's default (10 min)
+    std::string user_agent;
+    std::size_t connections = 0;  // 0: the fetcher's default
 };
 
 std::string_view method_name(pack::method m) {
@@ -319,21 +326,39 @@ int run_pack(pack_cli_options o) {
             return fail(o, "usage", "--mail links the parts by cid: (no other --method)");
         o.method = pack::method::cid;
     }
+    pack::collection c;
     if (is_url(o.source)) {
-        // HOOK(fetch): when pack::fetch (include/mhtml/pack/fetch.hpp) exists, fetch the page
-        // and its resources into a pack::collection here and go on as below.
-        return fail(o, "not_supported",
-                    "packing a URL is not yet supported (" + o.source +
-                        "): save the page to a folder and pack that");
+        if (!o.base.empty() || o.all || o.anonymize_labels)
+            return fail(o, "usage", "--base, --all and --anonymize-labels are for local sources");
+        pack::fetch_options fo;
+        fo.method = o.method;
+        fo.same_origin = o.same_origin;
+        fo.user_agent = o.user_agent;
+        if (o.connections) fo.max_connections = o.connections;
+        if (o.connections && o.connections < fo.max_host_connections)
+            fo.max_host_connections = o.connections;
+        if (o.limits_given) {
+            fo.limits.max_resources = o.limits.max_resources;
+            fo.limits.max_resource_size = o.limits.max_resource_size;
+            fo.limits.max_total_bytes = o.limits.max_total_bytes;
+        }
+        if (o.timeout > 0)
+            fo.limits.total_timeout =
+                std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout * 1000));
+        c = pack::fetch_collect(o.source, fo);
+    } else {
+        if (o.same_origin || o.timeout > 0 || !o.user_agent.empty() || o.connections)
+            return fail(o, "usage",
+                        "--same-origin, --timeout, --user-agent and --connections are for "
+                        "http(s) sources");
+        pack::collect_options co;
+        co.method = o.method;
+        co.base = o.base;
+        co.all = o.all;
+        co.anonymize_labels = o.anonymize_labels;
+        co.limits = o.limits;
+        c = pack::collect(o.source, co);
     }
-
-    pack::collect_options co;
-    co.method = o.method;
-    co.base = o.base;
-    co.all = o.all;
-    co.anonymize_labels = o.anonymize_labels;
-    co.limits = o.limits;
-    const pack::collection c = pack::collect(o.source, co);
     if (!c.ok() || c.resources.empty())
         return fail(o, c.ok() ? "no_root" : c.error_code, c.ok() ? "nothing to pack" : c.error);
 
@@ -394,10 +419,12 @@ int run_pack(pack_cli_options o) {
 runner add_pack_command(CLI::App& app) {
     auto o = std::make_shared<pack_cli_options>();
     CLI::App* cmd = app.add_subcommand(
-        "pack", "Write a local page, folder or extract folder as one archive (.mhtml or mail)");
+        "pack",
+        "Write a page (local, or fetched from an http(s) URL), a folder or an extract folder "
+        "as one archive (.mhtml or mail)");
     cmd->add_option("SOURCE", o->source,
-                    "a page (.html, .xhtml, .svg), a folder (its index.html), or a folder "
-                    "written by 'mhtml extract'")
+                    "a page (.html, .xhtml, .svg), a folder (its index.html), a folder "
+                    "written by 'mhtml extract', or an http(s) URL")
         ->required();
     cmd->add_option("-o,--output", o->out, "the archive to write, or - for standard output")
         ->required();
@@ -434,15 +461,39 @@ runner add_pack_command(CLI::App& app) {
     cmd->add_flag("--all", o->all, "also pack every file of the folder that nothing references");
     cmd->add_flag("--anonymize-labels", o->anonymize_labels,
                   "with a file: --base, write relative labels rather than local paths");
-    cmd->add_option("--max-resource-size", o->limits.max_resource_size,
+    cmd->add_option_function<std::uint64_t>(
+           "--max-resource-size",
+           [o](const std::uint64_t& v) {
+               o->limits.max_resource_size = v;
+               o->limits_given = true;
+           },
                     "the largest file packed, e.g. 100M (default 1G)")
         ->transform(CLI::AsSizeValue(false));
-    cmd->add_option("--max-resources", o->limits.max_resources,
+    cmd->add_option_function<std::size_t>(
+           "--max-resources",
+           [o](const std::size_t& v) {
+               o->limits.max_resources = v;
+               o->limits_given = true;
+           },
                     "the most files packed, the page included (default 100000)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--max-total", o->limits.max_total_bytes,
+    cmd->add_option_function<std::uint64_t>(
+           "--max-total",
+           [o](const std::uint64_t& v) {
+               o->limits.max_total_bytes = v;
+               o->limits_given = true;
+           },
                     "the most octets of all files together, e.g. 2G (default 8G)")
         ->transform(CLI::AsSizeValue(false));
+    cmd->add_flag("--same-origin", o->same_origin,
+                  "URL: fetch only resources of the page's own origin (scheme, host, port)");
+    cmd->add_option("--timeout", o->timeout,
+                    "URL: seconds for the page and everything it needs (default 600)")
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--user-agent", o->user_agent, "URL: the User-Agent (default mhtml/VERSION)");
+    cmd->add_option("--connections", o->connections,
+                    "URL: transfers at once (default 16, at most 6 per host)")
+        ->check(CLI::PositiveNumber);
     cmd->add_flag("--json", o->json,
                   "print the report as JSON: every part, every reference and what became of "
                   "it, every diagnostic");
@@ -453,12 +504,15 @@ runner add_pack_command(CLI::App& app) {
         "written and is reported. A folder written by 'mhtml extract' goes back with the\n"
         "labels its manifest.json records. The archive is written beside its destination and\n"
         "renamed into place (nothing is left on failure); with -o - it goes to standard output\n"
-        "once whole, and the report to standard error. Packing a URL is not yet supported.\n"
+        "once whole, and the report to standard error. An http(s) URL is fetched with its\n"
+        "resources in parallel (redirects checked hop by hop: never https to http, never\n"
+        "file:); every failure is reported at the references it leaves unresolved.\n"
         "Exit status: 0 everything packed, 1 something left out (listed: unresolved\n"
         "references, unreadable files), 2 usage or I/O failure (nothing written).\n"
         "\n"
         "Examples:\n"
         "  mhtml pack site/ -o site.mhtml\n"
+        "  mhtml pack https://example.org/ --same-origin --timeout 60 -o example.mhtml\n"
         "  mhtml pack page.html --method cid --base https://e.example/ -o page.mht\n"
         "  mhtml pack --mail --from me@e.example --to you@e.example news/ -o - | sendmail -t\n"
         "  mhtml extract saved.mhtml -o dir && mhtml pack dir -o again.mhtml\n"
