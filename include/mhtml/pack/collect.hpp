@@ -31,14 +31,21 @@
 /// link leading out of the root are refused with a diagnostic; the reference stays as written.
 ///
 /// Labels (content_location method): a file's label is the URL of the first reference that
-/// found it (THTML-9.1.4: identical to the URI as used), written relative (`d/x.png`) without
-/// `base` so that the reader's resolution against `thismessage:/` finds it, except for a
+/// found it (THTML-9.1.4: identical to the URI as used), spelled as a browser requests it
+/// (octets above 0x7F of the path in UTF-8, percent-encoded: Chromium compares the label
+/// with its request and reads no RFC 2047 in Content-Location), written relative (`d/x.png`)
+/// without `base` so that the reader's resolution against `thismessage:/` finds it, except for a
 /// document in a sub-folder whose own relative references need its folder as base: that one
 /// is labelled `thismessage:/d/page.html` (absolute, so the reader's chapter 5 (c) makes it
 /// the base of its body). A part has one Content-Location (MHT-4.2.5), so a reference that
 /// names the same file with another spelling (`a%20b.png` beside `a b.png`, a query) is
 /// rewritten to the label's spelling (MHT-4.4.1 method (a)) and reported
 /// (`reference_respelled`); references spelled like the label leave the document untouched.
+///
+/// What Chromium needs besides (tests/browser/pack_test.py): with `base`, a relative
+/// `<base href>` is written absolute (Chromium resolves it against the archive file); a
+/// reference keeps its fragment only into an HTML or SVG document (Chromium looks an
+/// archived resource up with its fragment). Both are reported as `reference_respelled`.
 ///
 /// cid: every packed reference becomes `cid:` + a generated Content-ID (labels are kept:
 /// Chromium keys resources by URL, extract names files by them). filename: references become
