@@ -28,13 +28,23 @@ struct json_value {
     bool b = false;
     std::string s;  // string, or number text
     std::vector<json_value> items;
-    std::vector<std::pair<std::string, json_value>> members;
-    const json_value* get(std::string_view name) const {
-        for (const auto& [n, v] : members)
-            if (n == name) return &v;
-        return nullptr;
-    }
+    // Not std::pair<std::string, json_value>: a pair needs its types complete where the
+    // vector is instantiated (clang refuses it, with libstdc++ too), a member struct does not.
+    struct member;
+    std::vector<member> members;
+    const json_value* get(std::string_view name) const;
 };
+
+struct json_value::member {
+    std::string name;
+    json_value value;
+};
+
+const json_value* json_value::get(std::string_view name) const {
+    for (const auto& m : members)
+        if (m.name == name) return &m.value;
+    return nullptr;
+}
 
 class json_reader {
 public:
@@ -167,7 +177,7 @@ private:
                 if (!literal(":")) return false;
                 json_value m;
                 if (!value(m, depth + 1)) return false;
-                v.members.emplace_back(std::move(name), std::move(m));
+                v.members.push_back({std::move(name), std::move(m)});
                 space();
                 if (literal(",")) continue;
                 return literal("}");
