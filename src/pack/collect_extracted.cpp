@@ -29,16 +29,23 @@ struct json_value {
     bool b = false;
     std::string s;  // string, or number text
     std::vector<json_value> items;
-    // An object's members: names[i] names members[i]. Two vectors, for a pair of a name and
-    // this still incomplete type cannot be instantiated (clang refuses it).
-    std::vector<std::string> names;
-    std::vector<json_value> members;
-    const json_value* get(std::string_view name) const {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (names[i] == name) return &members[i];
-        return nullptr;
-    }
+    // Not std::pair<std::string, json_value>: a pair needs its types complete where the
+    // vector is instantiated (clang refuses it, with libstdc++ too), a member struct does not.
+    struct member;
+    std::vector<member> members;
+    const json_value* get(std::string_view name) const;
 };
+
+struct json_value::member {
+    std::string name;
+    json_value value;
+};
+
+const json_value* json_value::get(std::string_view name) const {
+    for (const auto& m : members)
+        if (m.name == name) return &m.value;
+    return nullptr;
+}
 
 class json_reader {
 public:
@@ -155,8 +162,7 @@ private:
                 if (!literal(":")) return false;
                 json_value m;
                 if (!value(m, depth + 1)) return false;
-                v.names.push_back(std::move(name));
-                v.members.push_back(std::move(m));
+                v.members.push_back({std::move(name), std::move(m)});
                 space();
                 if (literal(",")) continue;
                 return literal("}");

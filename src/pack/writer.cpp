@@ -337,6 +337,16 @@ std::string mail_address(std::string_view a) {
     return out;
 }
 
+/// A Content-ID that can be written between angle brackets and in a quoted `start`
+/// parameter: printable ASCII without white space, `<`, `>`, `"` or `\\`.
+bool writable_id(std::string_view id) {
+    for (const char ch : id) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' || c == '\\') return false;
+    }
+    return true;
+}
+
 /// An unstructured field value (Subject): as it is when ASCII, else RFC 2047 words.
 std::string unstructured(std::string_view name, std::string_view utf8) {
     const bool looks_encoded = utf8.find("=?") != std::string_view::npos;
@@ -476,6 +486,16 @@ struct writer::state {
         return true;
     }
 
+    /// The resource's Content-ID, or a generated one (with `field_dropped`) when it cannot be
+    /// written: `start` and the part's Content-ID must agree.
+    std::string take_id(const resource& r, const std::string& path) {
+        if (r.content_id.empty() || writable_id(r.content_id)) return r.content_id;
+        diag(severity::warning, diag_code::field_dropped, path,
+             "Content-ID <" + r.content_id +
+                 "> cannot be written (white space, brackets, quotes or 8-bit octets): a "
+                 "generated one replaces it");
+        return make_content_id(opt.content_id_domain);
+    }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
                  bool is_root);
@@ -571,7 +591,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     if (p.fd < 0) p.size = p.body().size();
 
     p.label = r.label;
-    p.content_id = r.content_id;
+    p.content_id = take_id(r, path);
     if (p.content_id.empty() &&
         (opt.method == method::cid || (is_root && opt.root_position > 0 && !opt.mail)))
         p.content_id = make_content_id(opt.content_id_domain);
@@ -939,7 +959,7 @@ void writer::state::write_resource(const resource& r, bool is_root) {
             p.charset = "UTF-8";
             p.encoding = cte::seven_bit;
             p.label = r.label;
-            p.content_id = r.content_id;
+            p.content_id = take_id(r, path);
             if (p.content_id.empty() && (opt.root_position > 0 || opt.method == method::cid))
                 p.content_id = make_content_id(opt.content_id_domain);
         }

@@ -193,6 +193,28 @@ TEST(Writer, MHT_7_7_RootNotFirstWritesStart) {
     verify(w, {"p{}\r\n", page});
 }
 
+// Found by fuzz/pack_fuzz.cpp: a root Content-ID with a line break made the top-level
+// Content-Type (its `start`) unwritable, and the output was no multipart at all.
+TEST(Writer, MHT_7_7_UnwritableContentIdIsReplacedAndStartAgrees) {
+    writer_options o;
+    o.root_position = 1;
+    resource root = res("http://x.example/", "text/html", page);
+    root.content_id = "a\r\nb\"c";
+    resource css = res("http://x.example/a.css", "text/css", "p{}\r\n");
+    css.content_id = "x y";
+    auto w = write(root, {css}, o);
+    EXPECT_TRUE(has_diag(w.report, diag_code::field_dropped));
+    ASSERT_EQ(w.report.parts.size(), 2u);
+    const std::string id = w.report.parts[1].content_id;
+    EXPECT_NE(id, root.content_id);
+    EXPECT_THAT(w.bytes, testing::HasSubstr("start=\"<" + id + ">\""));
+    EXPECT_NE(w.report.parts[0].content_id, "x y");
+    auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    auto ar = mhtml::archive::aggregate::build(doc);
+    EXPECT_EQ(ar.main_root().path(), "2");
+    verify(w, {"p{}\r\n", page});
+}
+
 TEST(Writer, MHT_4_4_2_LongUrlIsFolded) {
     const std::string url = "http://x.example/" + std::string(120, 'a') + ".png";
     auto w = write(res("http://x.example/", "text/html", page), {res(url, "image/png", "PNG")});
