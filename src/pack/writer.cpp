@@ -284,20 +284,36 @@ struct text_stats {
 
 text_stats measure(std::string_view s) {
     text_stats t;
-    std::size_t line = 0;
-    for (char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c == '\n') {
-            t.max_line = std::max(t.max_line, line > 0 ? line - 1 : 0);  // minus its CR
-            line = 0;
-            continue;
+    // Line by line (memchr finds the ends), each line counted without branches.
+    const char* p = s.data();
+    const char* const e = p + s.size();
+    std::size_t high = 0, nul = 0, escapes = 0;
+    while (p < e) {
+        const void* f = std::memchr(p, '\n', static_cast<std::size_t>(e - p));
+        const char* const nl = f ? static_cast<const char*>(f) : e;
+        const auto len = static_cast<std::size_t>(nl - p);
+        // A line's length without its CRLF (the text is canonical by now).
+        t.max_line = std::max(t.max_line, nl < e ? (len > 0 ? len - 1 : 0) : len);
+        // 32-bit counters (blocks of at most 1 MiB) vectorize twice as wide as size_t ones.
+        for (const char* b = p; b < nl;) {
+            const char* const be = nl - b > (1 << 20) ? b + (1 << 20) : nl;
+            std::uint32_t h = 0, z = 0, x = 0;
+            for (const char* q = b; q < be; ++q) {
+                const unsigned c = static_cast<unsigned char>(*q);
+                h += c >= 0x80;
+                z += c == 0;
+                x += (c >= 0x7f) | (c == '=') | ((c < 32) & (c != '\t') & (c != '\r'));
+            }
+            high += h;
+            nul += z;
+            escapes += x;
+            b = be;
         }
-        ++line;
-        if (c >= 0x80) ++t.high;
-        if (c == 0) ++t.nul;
-        if (c >= 0x80 || c == '=' || (c < 32 && c != '\t' && c != '\r') || c == 0x7f) ++t.escapes;
+        p = nl < e ? nl + 1 : e;
     }
-    t.max_line = std::max(t.max_line, line);
+    t.high = high;
+    t.nul = nul;
+    t.escapes = escapes;
     return t;
 }
 
