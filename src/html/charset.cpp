@@ -275,6 +275,34 @@ std::string_view encoding_for_label(std::string_view label) noexcept {
 
 namespace {
 
+// A byte order mark (Encoding Standard "BOM sniff"), else the transport charset when it is
+// a label: the first two steps of both HTML's and XML's rules. True when one decided.
+bool bom_or_transport(std::string_view content_type_charset, std::string_view bytes,
+                      detected_charset& r) {
+    for (const auto& [octets, name] :
+         {std::pair<std::string_view, std::string_view>{"\xEF\xBB\xBF", "UTF-8"},
+          {"\xFE\xFF", "UTF-16BE"},
+          {"\xFF\xFE", "UTF-16LE"}}) {
+        if (bytes.starts_with(octets)) {
+            r.name = name;
+            r.source = charset_source::bom;
+            r.bom_length = octets.size();
+            return true;
+        }
+    }
+    if (std::string_view name = encoding_for_label(content_type_charset); !name.empty()) {
+        r.name = name;
+        r.source = charset_source::content_type;
+        r.label = content_type_charset;
+        return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+namespace {
+
 // The XML declaration at the very start of `bytes` (ASCII-compatible octets): the range of
 // its encoding pseudo-attribute's value, or {npos, 0} when there is no declaration or no
 // encoding in it. XML 1.0 §2.8 and §4.3.3: `<?xml` S ... `encoding` Eq quoted-name ... `?>`.
@@ -302,23 +330,7 @@ std::pair<std::size_t, std::size_t> xml_encoding_range(std::string_view bytes) {
 
 detected_charset detect_xml_charset(std::string_view content_type_charset, std::string_view bytes) {
     detected_charset r;
-    for (const auto& [octets, name] :
-         {std::pair<std::string_view, std::string_view>{"\xEF\xBB\xBF", "UTF-8"},
-          {"\xFE\xFF", "UTF-16BE"},
-          {"\xFF\xFE", "UTF-16LE"}}) {
-        if (bytes.starts_with(octets)) {
-            r.name = name;
-            r.source = charset_source::bom;
-            r.bom_length = octets.size();
-            return r;
-        }
-    }
-    if (std::string_view name = encoding_for_label(content_type_charset); !name.empty()) {
-        r.name = name;
-        r.source = charset_source::content_type;
-        r.label = content_type_charset;
-        return r;
-    }
+    if (bom_or_transport(content_type_charset, bytes, r)) return r;
     if (bytes.starts_with(std::string_view("<\0?\0", 4)) ||
         bytes.starts_with(std::string_view("\0<\0?", 4))) {
         r.name = bytes[0] == '<' ? "UTF-16LE" : "UTF-16BE";
@@ -354,28 +366,9 @@ bool declare_xml_utf8(std::string& xml) {
 
 detected_charset detect_charset(std::string_view content_type_charset, std::string_view bytes) {
     detected_charset r;
-    // HTML §13.2.3.2 step 1, Encoding Standard "BOM sniff": before the transport charset.
-    struct bom_entry {
-        std::string_view octets;
-        std::string_view name;
-    };
-    for (const bom_entry& b :
-         {bom_entry{"\xEF\xBB\xBF", "UTF-8"}, bom_entry{"\xFE\xFF", "UTF-16BE"},
-          bom_entry{"\xFF\xFE", "UTF-16LE"}}) {
-        if (bytes.starts_with(b.octets)) {
-            r.name = b.name;
-            r.source = charset_source::bom;
-            r.bom_length = b.octets.size();
-            return r;
-        }
-    }
-    // Step 3: the transport layer's charset, when it is a label; an unknown one is ignored.
-    if (std::string_view name = encoding_for_label(content_type_charset); !name.empty()) {
-        r.name = name;
-        r.source = charset_source::content_type;
-        r.label = content_type_charset;
-        return r;
-    }
+    // HTML §13.2.3.2 step 1, Encoding Standard "BOM sniff", then step 3: the transport
+    // layer's charset when it is a label (an unknown one is ignored).
+    if (bom_or_transport(content_type_charset, bytes, r)) return r;
     // Step 5: the prescan.
     // "Prescan for UTF-16 XML declarations": `<?x` in UTF-16 without a BOM.
     if (bytes.starts_with(std::string_view("<\0?\0x\0", 6)) ||

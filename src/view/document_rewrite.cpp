@@ -235,8 +235,7 @@ std::string content_security_policy(parts_scheme where, bool offline, bool allow
     std::string p;
     if (offline) {
         p = cat("default-src 'none'; img-src ", own, "; style-src ", own,
-                " 'unsafe-inline'; font-src ", own, "; frame-src ", own, "; media-src ", own,
-                "; ");
+                " 'unsafe-inline'; font-src ", own, "; frame-src ", own, "; media-src ", own, "; ");
     }
     p += allow_scripts ? cat("script-src ", own, " 'unsafe-inline' 'unsafe-eval'")
                        : std::string("script-src 'none'");

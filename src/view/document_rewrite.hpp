@@ -81,8 +81,8 @@ std::string apply_markup_edits(std::string_view text, const rewrite_options& opt
 enum class parts_scheme { data /* inline: data: URIs */, file /* extract: files */ };
 
 /// The Content-Security-Policy of every document an output writes (MHT-12.5, REL-7.1), or ""
-/// for none (scripts allowed and not offline). Scripts: `script-src 'none'` unless `allow_scripts`. Plugins
-/// and external objects: `object-src` allows only the archive's own parts (data: or file:),
+/// for none (scripts allowed and not offline). Scripts: `script-src 'none'` unless `allow_scripts`.
+/// Plugins and external objects: `object-src` allows only the archive's own parts (data: or file:),
 /// as Chromium's own view of an archive shows an `<object>` or `<embed>` of an image, an
 /// SVG or an HTML document from it. `offline`: `default-src 'none'` with exceptions for the
 /// parts' scheme only.

@@ -16,16 +16,16 @@
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/html/scan.hpp"
 #include "mhtml/mime/base64.hpp"
-#include "support/policy_check.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/uri/reference.hpp"
+#include "support/policy_check.hpp"
 #include "unit/view/view_support.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
-#include <set>
 #include <regex>
+#include <set>
 
 namespace mhtml::view {
 namespace {
@@ -85,7 +85,8 @@ TEST(CorpusView, ExtractKeepsEveryByteButTheReferences) {
             if (type == archive::document_type::none) {
                 std::string decoded;
                 p.decode_to(decoded);
-                if (p.content_type().is("text", "xml") || p.content_type().is("application", "xml")) {
+                if (p.content_type().is("text", "xml") ||
+                    p.content_type().is("application", "xml")) {
                     // A generic XML document gets the policy too (XHTML elements in it run).
                     EXPECT_EQ(test::policy_first_violation(written, true), "");
                     EXPECT_EQ(std::regex_replace(written, policy_declarations, ""), decoded);
@@ -105,7 +106,8 @@ TEST(CorpusView, ExtractKeepsEveryByteButTheReferences) {
             // Blink's shadow-root templates made standard, refreshes disabled (text/html).
             const std::vector<html::edit> edits =
                 p.content_type().is("text", "html")
-                    ? html::find_markup_edits(d.text, {.shadow_roots = true, .disable_refresh = true})
+                    ? html::find_markup_edits(d.text,
+                                              {.shadow_roots = true, .disable_refresh = true})
                           .edits
                     : std::vector<html::edit>{};
             auto a = between(d.text, d.scan, edits), b = between(written, after);
@@ -164,8 +166,8 @@ TEST(CorpusView, InlineTurnsEveryResolvedResourceIntoData) {
         std::vector<std::string> documents = {page};
         for (std::size_t i = 0; i < documents.size() && i < 500; ++i) {
             for (const auto& ref : html::scan_html(documents[i]).refs) {
-                for (std::string_view type : {"data:text/html;", "data:image/svg+xml;",
-                                              "data:application/xhtml+xml;"}) {
+                for (std::string_view type :
+                     {"data:text/html;", "data:image/svg+xml;", "data:application/xhtml+xml;"}) {
                     if (!ref.url.starts_with(type) || own.count(ref.url)) continue;
                     std::string text;
                     mime::base64_decode(ref.url.substr(ref.url.find(";base64,") + 8), text);
@@ -187,9 +189,10 @@ TEST(CorpusView, InlineTurnsEveryResolvedResourceIntoData) {
                 << "'" << ref.url << "' still names a part";
         }
     }
-    std::printf("%zu archives inlined, %zu references turned into data: URIs, %zu documents "
-                "checked for their policy\n",
-                archives, inlined, frames);
+    std::printf(
+        "%zu archives inlined, %zu references turned into data: URIs, %zu documents "
+        "checked for their policy\n",
+        archives, inlined, frames);
     EXPECT_GT(inlined, 200u);  // 268 when written
 }
 

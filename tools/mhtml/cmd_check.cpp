@@ -144,10 +144,11 @@ runner add_check_command(CLI::App& app) {
         "check an archive against the MHTML requirements: each finding with its requirement row");
     cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")
         ->required();
-    cmd->add_flag("--json", o->json,
-                  "print one JSON document {\"file\", \"findings\": [{requirement, level, code, "
-                  "part, offset, message}], \"findings_not_listed\", \"errors\", \"warnings\", \"notes\"}: "
-                  "at most --max-diagnostics findings are listed, the counts cover all");
+    cmd->add_flag(
+        "--json", o->json,
+        "print one JSON document {\"file\", \"findings\": [{requirement, level, code, "
+        "part, offset, message}], \"findings_not_listed\", \"errors\", \"warnings\", \"notes\"}: "
+        "at most --max-diagnostics findings are listed, the counts cover all");
     cmd->add_flag("--strict", o->strict,
                   "resolve as RFC 2557 says, with no retries or compatibility matches (references "
                   "only a lenient reader finds then reach no part)");

@@ -62,7 +62,8 @@ public:
         : inner_(inner),
           show_(show),
           total_files_(total_files),
-          start_(std::chrono::steady_clock::now()), last_(start_) {}
+          start_(std::chrono::steady_clock::now()),
+          last_(start_) {}
     bool write(std::string_view bytes) override {
         bytes_ += bytes.size();
         return inner_.write(bytes);
@@ -467,7 +468,7 @@ runner add_pack_command(CLI::App& app) {
                o->limits.max_resource_size = v;
                o->limits_given = true;
            },
-                    "the largest file packed, e.g. 100M (default 1G)")
+           "the largest file packed, e.g. 100M (default 1G)")
         ->transform(CLI::AsSizeValue(false));
     cmd->add_option_function<std::size_t>(
            "--max-resources",
@@ -475,7 +476,7 @@ runner add_pack_command(CLI::App& app) {
                o->limits.max_resources = v;
                o->limits_given = true;
            },
-                    "the most files packed, the page included (default 100000)")
+           "the most files packed, the page included (default 100000)")
         ->check(CLI::PositiveNumber);
     cmd->add_option_function<std::uint64_t>(
            "--max-total",
@@ -483,7 +484,7 @@ runner add_pack_command(CLI::App& app) {
                o->limits.max_total_bytes = v;
                o->limits_given = true;
            },
-                    "the most octets of all files together, e.g. 2G (default 8G)")
+           "the most octets of all files together, e.g. 2G (default 8G)")
         ->transform(CLI::AsSizeValue(false));
     cmd->add_flag("--same-origin", o->same_origin,
                   "URL: fetch only resources of the page's own origin (scheme, host, port)");

@@ -15,8 +15,8 @@
 /// ends, references that reach no part, parts nothing references) is judged here. Every
 /// check is linear in the size of the message.
 
-#include "mhtml/export.hpp"
 #include "mhtml/archive/aggregate.hpp"
+#include "mhtml/export.hpp"
 #include "mhtml/mime/document.hpp"
 
 #include <cstddef>

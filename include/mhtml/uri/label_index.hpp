@@ -122,6 +122,6 @@ private:
 /// Chromium writes it (the URL Standard keeps it; Chromium's labels have `%7C`). nullopt
 /// where the parser fails (a relative reference against `cid:x`, a bad host or port).
 MHTML_EXPORT std::optional<std::string> browser_key(std::string_view reference,
-                                                      std::string_view base);
+                                                    std::string_view base);
 
 }  // namespace mhtml::uri

@@ -28,12 +28,12 @@
 /// tables): such a host fails to parse, as do the inputs the standard calls failures
 /// (parse() returns nullopt); and query encodings other than UTF-8.
 
-#include "mhtml/export.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "mhtml/export.hpp"
 
 namespace mhtml::uri {
 

@@ -435,7 +435,7 @@ TEST(HtmlCharset, TheSearchGoesOnThroughTheHead_AsChromium) {
         html += tag;
         return meta(html);
     };
-    EXPECT_EQ(after_body(prescan_length + 10), "UTF-8");  // the text before it ends at 1014
+    EXPECT_EQ(after_body(prescan_length + 10), "UTF-8");   // the text before it ends at 1014
     EXPECT_EQ(after_body(prescan_length + 30), fallback);  // the text ends at 1034: the end
 }
 
@@ -472,7 +472,6 @@ TEST(HtmlCharset, FallbackIsWindows1252) {
     EXPECT_EQ(r.label_offset, 0u);
     EXPECT_EQ(r.bom_length, 0u);
 }
-
 
 // ---------------------------------------------------------------- XML documents
 

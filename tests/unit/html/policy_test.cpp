@@ -22,7 +22,8 @@ std::string marked(std::string_view html) {
 TEST(HtmlPolicy, MHT_12_5_BeforeEverythingButCommentsWhiteSpaceAndTheDoctype) {
     EXPECT_EQ(marked(""), "|");
     EXPECT_EQ(marked("<p>x"), "|<p>x");
-    EXPECT_EQ(marked("\xEF\xBB\xBF<!DOCTYPE html>\n<html>"), "\xEF\xBB\xBF<!DOCTYPE html>\n|<html>");
+    EXPECT_EQ(marked("\xEF\xBB\xBF<!DOCTYPE html>\n<html>"),
+              "\xEF\xBB\xBF<!DOCTYPE html>\n|<html>");
     EXPECT_EQ(marked("<!-- a --> <!DOCTYPE html><!-- b --><script>"),
               "<!-- a --> <!DOCTYPE html><!-- b -->|<script>");
     // The comment skipper of the old view layer did not know these end at once.
@@ -32,7 +33,8 @@ TEST(HtmlPolicy, MHT_12_5_BeforeEverythingButCommentsWhiteSpaceAndTheDoctype) {
     // Text, a second DOCTYPE, a tag: the first of them.
     EXPECT_EQ(marked("text <b>"), "|text <b>");
     EXPECT_EQ(marked("<!DOCTYPE a><!DOCTYPE b>"), "<!DOCTYPE a>|<!DOCTYPE b>");
-    EXPECT_EQ(marked("<?xml version='1.0'?><svg onload=x>"), "<?xml version='1.0'?>|<svg onload=x>");
+    EXPECT_EQ(marked("<?xml version='1.0'?><svg onload=x>"),
+              "<?xml version='1.0'?>|<svg onload=x>");
     EXPECT_EQ(marked("\t\n<html onload=x>"), "\t\n|<html onload=x>");
     // A comment or DOCTYPE to the end of the input holds everything after it: before it
     // (found by fuzz_view: "<!DOCTYPE" mutated into "<!--CTYPE").
@@ -78,8 +80,10 @@ TEST(HtmlPolicy, TheCheckSeesWhatComesBefore) {
               "");
     EXPECT_EQ(test::policy_first_violation("<script>x</script>" + meta, false),
               "start_tag before the policy: <script>");
-    EXPECT_EQ(test::policy_first_violation("<p>" + meta, false), "start_tag before the policy: <p>");
-    EXPECT_EQ(test::policy_first_violation("no policy", false), "text before the policy: no policy");
+    EXPECT_EQ(test::policy_first_violation("<p>" + meta, false),
+              "start_tag before the policy: <p>");
+    EXPECT_EQ(test::policy_first_violation("no policy", false),
+              "text before the policy: no policy");
     EXPECT_EQ(test::policy_first_violation("", false), "no policy");
 }
 

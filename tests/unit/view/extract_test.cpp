@@ -151,7 +151,8 @@ TEST(Extract, ACharsetFromTheContentTypeOnlyIsDeclared) {
 }
 
 TEST(Extract, MHT_12_5_EveryDocumentCarriesThePolicyFirstUnlessScriptsAreAllowed) {
-    const std::string message = R"msg(Content-Type: multipart/related; boundary="b"; type="text/html"
+    const std::string message =
+        R"msg(Content-Type: multipart/related; boundary="b"; type="text/html"
 
 --b
 Content-Type: text/html
