@@ -397,10 +397,21 @@ std::size_t base64_encoder::step(std::string_view in, char* out) noexcept {
             column_ = 0;
         }
     }
-    // Vector kernels for the common shapes: 76-character lines from a line start, or no breaks.
+    // Vector kernels for the common shapes: 76-character lines, or no breaks. A step that
+    // starts inside a line (the previous one ended mid-line) first completes that line.
     if (const auto kernel = pick_encode_kernel();
-        kernel != nullptr && (line_length_ == 0 || (line_length_ == 76 && column_ == 0))) {
-        kernel(p, end, o, line_length_ == 0 ? 0 : 57);
+        kernel != nullptr && (line_length_ == 0 || line_length_ == 76)) {
+        while (line_length_ != 0 && column_ != 0 && end - p >= 3) {
+            o = put_triple(p, o);
+            p += 3;
+            column_ += 4;
+            if (column_ == line_length_) {
+                *o++ = '\r';
+                *o++ = '\n';
+                column_ = 0;
+            }
+        }
+        if (line_length_ == 0 || column_ == 0) kernel(p, end, o, line_length_ == 0 ? 0 : 57);
     }
     if (line_length_ == 0) {
         while (end - p >= 3) {

@@ -10,10 +10,16 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <limits>
+#include <mutex>
 #include <random>
 #include <set>
+#include <span>
+#include <thread>
 #include <utility>
 
 #include "mhtml/ascii.hpp"
@@ -33,10 +39,10 @@ namespace mhtml::pack {
 
 namespace {
 
-constexpr std::size_t out_capacity = std::size_t{1} << 20;  // the output buffer
-constexpr std::size_t read_chunk = std::size_t{512} << 10;  // file reads, base64 steps
-constexpr std::size_t qp_chunk = std::size_t{192} << 10;    // quoted-printable steps
-constexpr std::size_t max_7bit_line = 998;                  // RFC 5322 §2.1.1
+constexpr std::size_t out_capacity = std::size_t{4} << 20;  // the output buffer
+constexpr std::size_t read_chunk = 57 * 9198;  // file reads, base64 steps: ~512 KiB of whole lines
+constexpr std::size_t qp_chunk = std::size_t{192} << 10;  // quoted-printable steps
+constexpr std::size_t max_7bit_line = 998;                // RFC 5322 §2.1.1
 
 enum class cte : std::uint8_t { seven_bit, quoted_printable, base64 };
 
@@ -384,8 +390,9 @@ struct prepared {
     bool in_owned = false;
     int fd = -1;  // a binary file streamed as it is
     std::uint64_t size = 0;
-    std::string content_type;  // as written
-    std::string charset;       // text: the charset written
+    std::uint64_t source_size = 0;  // octets of the resource as given (data or file)
+    std::string content_type;       // as written
+    std::string charset;            // text: the charset written
     bool text = false;
     bool converted = false;  // the octets differ from the resource's
     cte encoding = cte::base64;
@@ -411,7 +418,7 @@ struct prepared {
         owned.clear();
         view = {};
         in_owned = false;
-        size = 0;
+        size = source_size = 0;
         content_type.clear();
         charset.clear();
         text = converted = external = false;
@@ -424,6 +431,222 @@ struct prepared {
         res = nullptr;
     }
     ~prepared() { close_file(); }
+};
+
+/// A resource's file, opened: either read whole (`whole`) or left open for the writer to
+/// read as it goes. `error` says why it cannot be read ("" when it can).
+struct file_data {
+    int fd = -1;
+    std::string bytes;
+    bool whole = false;
+    std::uint64_t size = 0;
+    std::string error;
+
+    file_data() = default;
+    file_data(file_data&& o) noexcept
+        : fd(std::exchange(o.fd, -1)),
+          bytes(std::move(o.bytes)),
+          whole(o.whole),
+          size(o.size),
+          error(std::move(o.error)) {}
+    file_data& operator=(file_data&& o) noexcept {
+        if (this != &o) {
+            close();
+            fd = std::exchange(o.fd, -1);
+            bytes = std::move(o.bytes);
+            whole = o.whole;
+            size = o.size;
+            error = std::move(o.error);
+        }
+        return *this;
+    }
+    ~file_data() { close(); }
+    void close() noexcept {
+        if (fd >= 0) ::close(fd);
+        fd = -1;
+    }
+
+    /// Reads the rest of an open file into `bytes` (all `size` octets); false with `error`.
+    bool read_whole() {
+        if (whole) return error.empty();
+        bytes.resize(size);
+        std::size_t got = 0;
+        int err = 0;
+        while (got < bytes.size()) {
+            const ssize_t n =
+                ::pread(fd, bytes.data() + got, std::min(bytes.size() - got, read_chunk),
+                        static_cast<off_t>(got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                err = n < 0 ? errno : 0;
+                break;
+            }
+            got += static_cast<std::size_t>(n);
+        }
+        close();
+        whole = true;
+        if (got != bytes.size()) {
+            error = err != 0 ? std::strerror(err) : "the file shrank while it was read";
+            bytes.clear();
+            return false;
+        }
+        return true;
+    }
+};
+
+/// Opens `path` (a regular file) and reads it whole if it has at most `whole_up_to` octets.
+file_data load_file(const std::filesystem::path& path, std::uint64_t whole_up_to) {
+    file_data f;
+    f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        f.error = f.fd < 0 ? std::strerror(errno) : "not a regular file";
+        f.close();
+        return f;
+    }
+    f.size = static_cast<std::uint64_t>(st.st_size);
+    if (f.size <= whole_up_to) f.read_whole();
+    return f;
+}
+
+/// Opens and reads the files of the resources that the next add() calls will get, on a
+/// second thread, while the writer encodes and writes the ones before (writer::expect). At
+/// most `window_files` files and about `window_bytes` octets are held ahead; files over
+/// `small` octets are only opened (the writer streams them).
+class read_ahead {
+public:
+    static constexpr std::size_t window_files = 64;
+    static constexpr std::uint64_t window_bytes = std::uint64_t{16} << 20;
+    static constexpr std::uint64_t small = std::uint64_t{128} << 10;
+
+    explicit read_ahead(std::span<const resource> upcoming) : upcoming_(upcoming) {
+        thread_ = std::thread([this] { run(); });
+    }
+    read_ahead(const read_ahead&) = delete;
+    read_ahead& operator=(const read_ahead&) = delete;
+    ~read_ahead() {
+        {
+            std::unique_lock lock(m_);
+            quit_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+    /// The file of `r`, if `r` is the next expected resource (then it is taken); false when
+    /// `r` is not (the caller reads the file itself) or `r` has no file.
+    bool take(const resource& r, file_data& out) {
+        std::unique_lock lock(m_);
+        if (consumed_ >= upcoming_.size() || &r != &upcoming_[consumed_]) return false;
+        cv_.wait(lock, [&] { return !ready_.empty(); });
+        file_data f = std::move(ready_.front());
+        ready_.pop_front();
+        ++consumed_;
+        held_ -= f.bytes.size();
+        lock.unlock();
+        cv_.notify_all();
+        if (r.in_memory) return false;
+        out = std::move(f);
+        return true;
+    }
+
+    /// True when `r` is an expected resource that was not given in turn.
+    [[nodiscard]] bool out_of_order(const resource& r) const noexcept {
+        return consumed_ < upcoming_.size() && &r != &upcoming_[consumed_];
+    }
+
+private:
+    void run() {
+        for (std::size_t i = 0; i < upcoming_.size(); ++i) {
+            {
+                std::unique_lock lock(m_);
+                cv_.wait(lock, [&] {
+                    return quit_ || (ready_.size() < window_files && held_ < window_bytes);
+                });
+                if (quit_) return;
+            }
+            const resource& r = upcoming_[i];
+            file_data f = r.in_memory ? file_data{} : load_file(r.file, small);
+            {
+                std::unique_lock lock(m_);
+                held_ += f.bytes.size();
+                ready_.push_back(std::move(f));
+            }
+            cv_.notify_all();
+        }
+    }
+
+    std::span<const resource> upcoming_;
+    std::deque<file_data> ready_;
+    std::size_t consumed_ = 0;
+    std::uint64_t held_ = 0;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool quit_ = false;
+    std::thread thread_;  // last: started by the constructor, joined by the destructor
+};
+
+/// Writes full output buffers to a sink from a second thread, so that the system calls of
+/// one buffer overlap the reading and encoding of the next. One buffer in flight at a time;
+/// a failed write is reported by the next submit() or by drain().
+class write_behind {
+public:
+    explicit write_behind(sink& out) : out_(out), pending_(out_capacity) {}
+    write_behind(const write_behind&) = delete;
+    write_behind& operator=(const write_behind&) = delete;
+    ~write_behind() {
+        {
+            std::unique_lock lock(m_);
+            quit_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+    /// Waits for the buffer in flight, then takes the first `n` octets of `buf` to write,
+    /// leaving the finished buffer (of the same capacity) in `buf`. False if a write failed.
+    bool submit(std::vector<char>& buf, std::size_t n) {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return !busy_; });
+        if (failed_) return false;
+        buf.swap(pending_);
+        pending_size_ = n;
+        busy_ = true;
+        if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+        lock.unlock();
+        cv_.notify_all();
+        return true;
+    }
+
+    /// Waits until everything submitted is written; false if a write failed.
+    bool drain() {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return !busy_; });
+        return !failed_;
+    }
+
+private:
+    void run() {
+        std::unique_lock lock(m_);
+        for (;;) {
+            cv_.wait(lock, [&] { return busy_ || quit_; });
+            if (!busy_) return;  // quit, nothing in flight
+            lock.unlock();
+            const bool ok = out_.write(std::string_view(pending_.data(), pending_size_));
+            lock.lock();
+            if (!ok) failed_ = true;
+            busy_ = false;
+            cv_.notify_all();
+        }
+    }
+
+    sink& out_;
+    std::vector<char> pending_;
+    std::size_t pending_size_ = 0;
+    std::mutex m_;
+    std::condition_variable cv_;
+    bool busy_ = false, quit_ = false, failed_ = false;
+    std::thread thread_;  // last: started lazily, joined by the destructor
 };
 
 struct writer::state {
@@ -447,8 +670,15 @@ struct writer::state {
     prepared work;        // reused for each resource
     std::string scratch;  // decoding and conversions
     std::vector<char> rbuf;
+    std::unique_ptr<write_behind> behind;  // when the sink and options allow it
+    std::unique_ptr<read_ahead> ahead;     // after expect()
 
-    state(sink& s, writer_options o) : out(s), opt(std::move(o)) { buf.resize(out_capacity); }
+    state(sink& s, writer_options o) : out(s), opt(std::move(o)) {
+        buf.resize(out_capacity);
+        if (opt.write_behind && out.writes_from_any_thread() &&
+            std::thread::hardware_concurrency() > 1)
+            behind = std::make_unique<write_behind>(out);
+    }
 
     [[nodiscard]] std::uint64_t position() const noexcept { return flushed + used; }
 
@@ -460,17 +690,27 @@ struct writer::state {
     bool flush() {
         if (failed) return false;
         if (used == 0) return true;
-        if (!out.write(std::string_view(buf.data(), used))) {
-            failed = true;
-            std::string why = out.error();
-            report.error = diagnostic{severity::error, diag_code::sink_write_failed, "", position(),
-                                      "the sink failed" + (why.empty() ? "" : ": " + why)};
-            used = 0;
-            return false;
-        }
+        if (behind ? !behind->submit(buf, used) : !out.write(std::string_view(buf.data(), used)))
+            return sink_failed();
         flushed += used;
         used = 0;
         return true;
+    }
+
+    /// Flushes and waits for the octets written behind; false if the sink failed.
+    bool flush_all() {
+        if (!flush()) return false;
+        if (behind && !behind->drain()) return sink_failed();
+        return true;
+    }
+
+    bool sink_failed() {
+        failed = true;
+        std::string why = out.error();
+        report.error = diagnostic{severity::error, diag_code::sink_write_failed, "", position(),
+                                  "the sink failed" + (why.empty() ? "" : ": " + why)};
+        used = 0;
+        return false;
     }
 
     /// Room for `n` octets in the buffer (n <= out_capacity), flushing first if needed.
@@ -543,39 +783,25 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     // The octets: the resource's data, the whole file (text or compressed), or a file to stream.
     if (r.in_memory) {
         p.view = r.data;
+        p.source_size = r.data.size();
     } else {
-        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
-        struct stat st {};
-        if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-            const std::string why = fd < 0 ? std::strerror(errno) : "not a regular file";
-            if (fd >= 0) ::close(fd);
+        // Read ahead by the second thread (expect()), or here.
+        const bool whole = p.text || coded;
+        file_data f;
+        if (is_root || !ahead || !ahead->take(r, f))
+            f = load_file(r.file, whole ? std::numeric_limits<std::uint64_t>::max() : 0);
+        if (f.error.empty() && whole) f.read_whole();
+        if (!f.error.empty()) {
             diag(severity::error, diag_code::resource_unreadable, where,
-                 "cannot read " + r.file.string() + ": " + why + "; the resource is left out");
+                 "cannot read " + r.file.string() + ": " + f.error + "; the resource is left out");
             return false;
         }
-        p.size = static_cast<std::uint64_t>(st.st_size);
-        if (!p.text && !coded) {
-            p.fd = fd;  // streamed by emit_body
-        } else {
-            p.owned.resize(p.size);
-            std::size_t got = 0;
-            while (got < p.owned.size()) {
-                const ssize_t n =
-                    ::pread(fd, p.owned.data() + got, std::min(p.owned.size() - got, read_chunk),
-                            static_cast<off_t>(got));
-                if (n < 0 && errno == EINTR) continue;
-                if (n <= 0) break;
-                got += static_cast<std::size_t>(n);
-            }
-            const int err = errno;
-            ::close(fd);
-            if (got != p.owned.size()) {
-                diag(severity::error, diag_code::resource_unreadable, where,
-                     "cannot read " + r.file.string() + ": " + std::strerror(err) +
-                         "; the resource is left out");
-                return false;
-            }
+        p.size = p.source_size = f.size;
+        if (f.whole) {
+            p.owned = std::move(f.bytes);
             p.set_owned();
+        } else {
+            p.fd = std::exchange(f.fd, -1);  // streamed by emit_body
         }
     }
 
@@ -906,6 +1132,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     pr.path = path;
     pr.offset = position();
     pr.decoded_size = p.size;
+    pr.source_size = p.source_size;
     pr.external = p.external;
 
     // MHT-4.2.5, MHT-7.13: one Content-Location, never two parts with the same one.
@@ -1073,8 +1300,17 @@ bool writer::root(const resource& r) {
     return !s_->failed;
 }
 
+void writer::expect(std::span<const resource> next) {
+    s_->ahead.reset();
+    if (!s_->opt.read_ahead || std::thread::hardware_concurrency() < 2 ||
+        std::none_of(next.begin(), next.end(), [](const resource& r) { return !r.in_memory; }))
+        return;
+    s_->ahead = std::make_unique<read_ahead>(next);
+}
+
 bool writer::add(const resource& r) {
     if (!s_->started) return root(r);
+    if (s_->ahead && s_->ahead->out_of_order(r)) s_->ahead.reset();  // read here from now on
     s_->write_resource(r, false);
     return !s_->failed;
 }
@@ -1089,7 +1325,7 @@ write_report writer::finish() {
         }
         if (s.held_root) s.write_held_root();
         s.put("\r\n--" + s.boundary + "--\r\n");
-        s.flush();
+        s.flush_all();
         s.finished = true;
         s.report.bytes = s.flushed;
     }
@@ -1099,6 +1335,7 @@ write_report writer::finish() {
 write_report write_archive(sink& out, const resource& root, std::span<const resource> others,
                            const writer_options& options) {
     writer w(out, options);
+    w.expect(others);
     if (w.root(root))
         for (const resource& r : others)
             if (!w.add(r)) break;

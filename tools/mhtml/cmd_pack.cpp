@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
 #include <chrono>
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,9 @@ public:
         return inner_.write(bytes);
     }
     [[nodiscard]] std::string error() const override { return inner_.error(); }
+    [[nodiscard]] bool writes_from_any_thread() const noexcept override {
+        return inner_.writes_from_any_thread();  // bytes_ is atomic
+    }
     void file_done() {
         ++files_;
         if (!show_) return;
@@ -84,7 +89,7 @@ public:
 private:
     void print(std::chrono::steady_clock::time_point now, bool last) {
         const double secs = std::chrono::duration<double>(now - start_).count();
-        const double mib = static_cast<double>(bytes_) / (1024.0 * 1024.0);
+        const double mib = static_cast<double>(bytes_.load()) / (1024.0 * 1024.0);
         std::fprintf(stderr, "\rmhtml pack: %zu/%zu files, %.1f MiB, %.1f MiB/s%s", files_,
                      total_files_, mib, secs > 0 ? mib / secs : 0.0, last ? "\n" : "");
         shown_ = true;
@@ -93,7 +98,7 @@ private:
     bool show_;
     std::size_t total_files_;
     std::size_t files_ = 0;
-    std::uint64_t bytes_ = 0;
+    std::atomic<std::uint64_t> bytes_ = 0;
     bool shown_ = false;
     std::chrono::steady_clock::time_point start_, last_;
 };
@@ -103,6 +108,7 @@ pack::write_report write_resources(const pack::collection& c, pack::sink& out,
                                    const pack::writer_options& wo, bool show_progress) {
     progress_sink ps(out, show_progress, c.resources.size());
     pack::writer w(ps, wo);
+    w.expect(std::span(c.resources).subspan(1));
     bool ok = w.root(c.resources.front());
     ps.file_done();
     for (std::size_t i = 1; ok && i < c.resources.size(); ++i) {
@@ -166,6 +172,8 @@ void write_json(std::string& out, const pack_cli_options& o, const pack::collect
         w.boolean(p.written);
         w.key("external");
         w.boolean(p.external);
+        w.key("source_size");
+        w.number(p.source_size);
         w.key("decoded_size");
         w.number(p.decoded_size);
         w.key("encoded_size");

@@ -2,8 +2,9 @@
 /// pack::writer: writes an MHTML aggregate (RFC 2557, draft-ietf-mhtml-rev-04) or an HTML
 /// mail as it goes, one resource at a time.
 ///
-/// Memory is bounded by one resource plus constant buffers (a 1 MiB output buffer, a 1 MiB
-/// read buffer): a binary resource read from a file is never held whole, and the archive is
+/// Memory is bounded by one resource plus constant buffers (two 4 MiB output buffers, a
+/// 512 KiB read buffer, and with writer::expect a window of at most 16 MiB of small files
+/// read ahead): a binary resource read from a file is never held whole, and the archive is
 /// never held whole either (except by a string_sink, by request).
 ///
 /// What goes on the wire:
@@ -54,7 +55,7 @@ namespace mhtml::pack {
 // ---------------------------------------------------------------------------------------------
 // Sinks
 
-/// Where the octets go. write() is called with at most about 1 MiB at a time, in order.
+/// Where the octets go. write() is called with at most 4 MiB at a time, in order.
 class MHTML_EXPORT sink {
 public:
     virtual ~sink();
@@ -63,6 +64,10 @@ public:
     virtual bool write(std::string_view bytes) = 0;
     /// What went wrong, after write() returned false.
     [[nodiscard]] virtual std::string error() const { return {}; }
+    /// True if write() may be called from a thread other than the writer's (one call at a
+    /// time, in order). The writer then writes behind: a second thread writes one buffer
+    /// while the next is encoded (writer_options::write_behind).
+    [[nodiscard]] virtual bool writes_from_any_thread() const noexcept { return false; }
 };
 
 /// Appends to a string the caller owns.
@@ -81,6 +86,7 @@ public:
     explicit fd_sink(int fd) noexcept : fd_(fd) {}
     bool write(std::string_view bytes) override;
     [[nodiscard]] std::string error() const override { return error_; }
+    [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
 
 private:
     int fd_;
@@ -113,6 +119,7 @@ public:
     /// Makes the file appear at `path`; false (and error()) on failure.
     bool commit();
     [[nodiscard]] std::string error() const override { return error_; }
+    [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
 
 private:
     std::filesystem::path path_, temp_;
@@ -145,6 +152,12 @@ struct writer_options {
     /// Resources larger than this (decoded octets) whose label is an http, https or ftp URL
     /// are written as message/external-body (RFC 2017); 0 = never.
     std::uint64_t external_over = 0;
+    /// With a sink that allows it (sink::writes_from_any_thread) and more than one CPU, write
+    /// each full 4 MiB buffer from a second thread while the next is filled; a sink failure
+    /// is then seen one buffer later (the report is the same). False: one thread.
+    bool write_behind = true;
+    /// Let writer::expect() read files ahead on a second thread.
+    bool read_ahead = true;
     /// Where the root goes among the parts: 0 = first. Otherwise the root is held back until
     /// that many other parts are written, and `start` names its Content-ID (MHT-7.7).
     std::size_t root_position = 0;
@@ -173,6 +186,7 @@ struct part_report {
     std::string path;                ///< IMAP-style path in the output, e.g. "2" or "1.2"
     bool written = true;             ///< false: left out (see the diagnostics with this path)
     bool external = false;           ///< written as message/external-body
+    std::uint64_t source_size = 0;   ///< octets of the resource as given (its data or file)
     std::uint64_t decoded_size = 0;  ///< octets of content (after the conversions)
     std::uint64_t encoded_size = 0;  ///< octets of the encoded body as written
     std::uint64_t offset = 0;        ///< where the part's header block starts in the output
@@ -206,6 +220,11 @@ public:
     /// Writes one more resource. False once the sink has failed (a resource that cannot be
     /// read is not a failure: it is left out and reported).
     bool add(const resource& r);
+    /// Says which resources the next add() calls will get, in this order: with
+    /// writer_options::read_ahead and more than one CPU, a second thread opens and reads their
+    /// files ahead (a window of 64 files or 16 MiB). `next` must outlive those calls. An
+    /// add() out of that order ends the reading ahead (the output is the same either way).
+    void expect(std::span<const resource> next);
     /// Writes what is held back and the close delimiters, flushes, and returns the report.
     write_report finish();
 
