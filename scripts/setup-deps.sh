@@ -17,10 +17,11 @@ packages=(
   zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
   libcurl4-openssl-dev                                    # libcurl: pack::fetch_collect (http/https sources)
   python3                                                 # Python's email package: reference reader in tests
+  libgmime-3.0-dev                                        # GMime 3: second reference reader of pack's outputs in tests
   chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(time libgmime-3.0-dev libmimetic-dev libvmime-dev libgumbo-dev)
+  packages+=(time libmimetic-dev libvmime-dev libgumbo-dev)
 fi
 
 missing=()

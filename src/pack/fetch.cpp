@@ -14,9 +14,15 @@
 #include "mhtml/version.hpp"
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -38,6 +44,63 @@ void init_curl() {
     static std::once_flag once;
     std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 }
+
+/// Fetched bodies over this size that are not documents wait in files for the writer, so
+/// that a site is never held whole in memory: only the transfers in flight and the documents
+/// (which are scanned and rewritten) are.
+constexpr std::size_t spool_over = std::size_t{1} << 20;
+
+/// A private temporary folder (0700) for spooled bodies, removed with its contents by the
+/// destructor. collection::spool keeps it alive as long as the collection.
+class spool_folder {
+public:
+    /// A new folder under the system's temporary directory; nullptr if none can be made.
+    static std::shared_ptr<spool_folder> make() {
+        std::error_code ec;
+        std::string tmpl =
+            (std::filesystem::temp_directory_path(ec) / "mhtml-fetch-XXXXXX").string();
+        if (ec || ::mkdtemp(tmpl.data()) == nullptr) return nullptr;
+        return std::shared_ptr<spool_folder>(new spool_folder(tmpl));
+    }
+    spool_folder(const spool_folder&) = delete;
+    spool_folder& operator=(const spool_folder&) = delete;
+    ~spool_folder() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+
+    /// Writes `data` to a new file named `name`; its path, or an error message.
+    [[nodiscard]] bool put(const std::string& name, std::string_view data,
+                           std::filesystem::path& file, std::string& error) const {
+        file = path_ / name;
+        const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            error = std::strerror(errno);
+            return false;
+        }
+        while (!data.empty()) {
+            const ssize_t n = ::write(fd, data.data(), data.size());
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) {
+                error = n < 0 ? std::strerror(errno) : "no progress";
+                ::close(fd);
+                ::unlink(file.c_str());
+                return false;
+            }
+            data.remove_prefix(static_cast<std::size_t>(n));
+        }
+        if (::close(fd) != 0) {
+            error = std::strerror(errno);
+            ::unlink(file.c_str());
+            return false;
+        }
+        return true;
+    }
+
+private:
+    explicit spool_folder(std::filesystem::path p) : path_(std::move(p)) {}
+    std::filesystem::path path_;
+};
 
 std::string lowered(std::string_view s) {
     return ascii::lowered(std::string(s));
@@ -225,7 +288,9 @@ struct entry {
     severity sev = severity::error;
     // success
     std::string data;
-    std::string type;  // media type, lower case, no parameters
+    std::filesystem::path spooled;  // the body is in this file instead of `data`
+    std::uint64_t size = 0;         // octets of the body (in `data` or the file)
+    std::string type;               // media type, lower case, no parameters
     doc_type doc = doc_type::none;
     std::string charset;
     std::string file_name;  // a safe Content-Disposition file name
@@ -283,6 +348,8 @@ private:
     std::uint64_t inflight_ = 0;  // decoded octets of running ones
     std::string origin_;          // the page's, for same_origin
     std::string user_agent_;
+    std::shared_ptr<spool_folder> spool_;  // made when the first body is spooled
+    bool spool_failed_ = false;            // reported once; bodies then stay in memory
 
     void diag(severity s, diag_code c, std::string part, std::uint64_t off, std::string msg) {
         out_.diagnostics.push_back(make_diag(s, c, std::move(part), off, std::move(msg)));
@@ -294,6 +361,7 @@ private:
     void finish(std::unique_ptr<transfer> t, CURLcode rc);
     void fail(entry& e, diag_code code, severity sev, std::string reason, std::string why);
     void complete(entry& e, transfer& t);
+    void spool(entry& e, std::size_t index);
     void scan(std::size_t index);
     void scan_unit(unit& u, std::string_view text, doc_type type, const std::string& doc,
                    const std::string& charset, std::size_t srcdoc_attr, std::size_t depth);
@@ -631,6 +699,24 @@ void fetcher::complete(entry& e, transfer& t) {
             e.fields.emplace_back("Content-Disposition", t.disposition);
         }
     }
+    e.size = e.data.size();
+    if (e.doc == doc_type::none && e.data.size() > spool_over) spool(e, t.entry);
+}
+
+void fetcher::spool(entry& e, std::size_t index) {
+    if (spool_failed_) return;
+    std::string error = "no temporary folder could be made";
+    if (!spool_) spool_ = spool_folder::make();
+    std::filesystem::path file;
+    if (spool_ && spool_->put(std::to_string(index), e.data, file, error)) {
+        e.spooled = std::move(file);
+        std::string().swap(e.data);
+        return;
+    }
+    spool_failed_ = true;
+    diag(severity::note, diag_code::resource_unreadable, e.referrer, e.referrer_offset,
+         "fetched bodies over " + std::to_string(spool_over) +
+             " octets cannot wait in temporary files (" + error + "); they are kept in memory");
 }
 
 void fetcher::scan(std::size_t index) {
@@ -982,7 +1068,8 @@ bool fetcher::run(const std::string& url) {
         r.origin = e.url;
         r.label = opt_.method == method::filename ? names[k] : e.label;
         if (opt_.method == method::cid) r.content_id = cids[k];
-        r.in_memory = true;
+        r.in_memory = e.spooled.empty();
+        if (!r.in_memory) r.file = e.spooled;
         if (e.scanned) {
             if (auto rewritten = rewrite_unit(e.u, e.data, cids, names)) {
                 e.data = std::move(*rewritten);
@@ -993,9 +1080,10 @@ bool fetcher::run(const std::string& url) {
             detail::is_text_type(e.type) ? detail::with_charset(e.type, e.charset) : e.type;
         r.fields = std::move(e.fields);
         r.data = std::move(e.data);
-        out_.counts.bytes += r.data.size();
+        out_.counts.bytes += r.in_memory ? r.data.size() : e.size;
         out_.resources.push_back(std::move(r));
     }
+    out_.spool = spool_;
     out_.counts.resources = out_.resources.size();
     out_.counts.references = out_.references.size();
     return true;

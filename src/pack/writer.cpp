@@ -586,12 +586,23 @@ private:
     std::thread thread_;  // last: started by the constructor, joined by the destructor
 };
 
+/// An output buffer of out_capacity octets, not zero-filled: its pages are touched only as
+/// they are written (a small archive never faults in 4 MiB).
+struct out_buffer {
+    std::unique_ptr<char[]> p;
+    [[nodiscard]] char* data() const noexcept { return p.get(); }
+    [[nodiscard]] static constexpr std::size_t size() noexcept { return out_capacity; }
+    void allocate() {
+        if (!p) p.reset(new char[out_capacity]);  // default-initialized: no memset
+    }
+};
+
 /// Writes full output buffers to a sink from a second thread, so that the system calls of
 /// one buffer overlap the reading and encoding of the next. One buffer in flight at a time;
 /// a failed write is reported by the next submit() or by drain().
 class write_behind {
 public:
-    explicit write_behind(sink& out) : out_(out), pending_(out_capacity) {}
+    explicit write_behind(sink& out) : out_(out) {}
     write_behind(const write_behind&) = delete;
     write_behind& operator=(const write_behind&) = delete;
     ~write_behind() {
@@ -605,11 +616,12 @@ public:
 
     /// Waits for the buffer in flight, then takes the first `n` octets of `buf` to write,
     /// leaving the finished buffer (of the same capacity) in `buf`. False if a write failed.
-    bool submit(std::vector<char>& buf, std::size_t n) {
+    bool submit(out_buffer& buf, std::size_t n) {
         std::unique_lock lock(m_);
         cv_.wait(lock, [&] { return !busy_; });
         if (failed_) return false;
-        buf.swap(pending_);
+        pending_.allocate();  // the second buffer, at the first hand-over
+        buf.p.swap(pending_.p);
         pending_size_ = n;
         busy_ = true;
         if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
@@ -641,7 +653,7 @@ private:
     }
 
     sink& out_;
-    std::vector<char> pending_;
+    out_buffer pending_;
     std::size_t pending_size_ = 0;
     std::mutex m_;
     std::condition_variable cv_;
@@ -652,7 +664,7 @@ private:
 struct writer::state {
     sink& out;
     writer_options opt;
-    std::vector<char> buf;
+    out_buffer buf;
     std::size_t used = 0;
     std::uint64_t flushed = 0;
     bool failed = false;
@@ -674,7 +686,7 @@ struct writer::state {
     std::unique_ptr<read_ahead> ahead;     // after expect()
 
     state(sink& s, writer_options o) : out(s), opt(std::move(o)) {
-        buf.resize(out_capacity);
+        buf.allocate();
         if (opt.write_behind && out.writes_from_any_thread() &&
             std::thread::hardware_concurrency() > 1)
             behind = std::make_unique<write_behind>(out);

@@ -6,20 +6,17 @@ Content-ID; the decoded octets are the ones mhtml cat gives (text compared with 
 and, for a leaf that is not a document, the file's exact octets.
 usage: python_email_pack.py MHTML_CLI SITES_DIR TEMP_DIR"""
 import hashlib
-import json
 import pathlib
-import shutil
 import subprocess
 import sys
 from email import policy
 from email.parser import BytesParser
 from urllib.parse import unquote
 
-cli, sites, tmp = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
-shutil.rmtree(tmp, ignore_errors=True)
-tmp.mkdir(parents=True)
-runs = [(m, []) for m in ("content-location", "cid", "filename")]
-runs.append(("mail", ["--mail", "--from", "Ann <ann@e.example>", "--to", "bob@e.example"]))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import pack_outputs  # noqa: E402
+
+cli, sites, tmp = sys.argv[1:4]
 
 
 def json_reading(b):
@@ -44,58 +41,43 @@ def same_label(got, want):
 
 
 failed = checked = 0
-for site in sorted(p for p in sites.iterdir() if p.is_dir()):
-    for name, extra in runs:
-        out = tmp / f"{site.name}-{name}.mhtml"
-        args = [cli, "pack", str(site), "--json", "-o", str(out)]
-        args += extra if extra else ["--method", name]
-        run = subprocess.run(args, capture_output=True)
-        if run.returncode not in (0, 1):
-            failed += 1
-            print(f"{out.name}: exit {run.returncode}: {run.stderr.decode(errors='replace')}")
-            continue
-        report = json.loads(run.stdout)
-        msg = BytesParser(policy=policy.default).parse(out.open("rb"))
-        problems = []
-        leaves = []
-        for part in msg.walk():
-            problems += [f"{part.get_content_type()}: defect {d!r}" for d in part.defects]
-            if part.is_multipart():
-                continue
+for site, name, out, report in pack_outputs.pack_all(cli, sites, tmp):
+    if report is None:
+        failed += 1
+        continue
+    msg = BytesParser(policy=policy.default).parse(out.open("rb"))
+    problems = []
+    leaves = []
+    for part in msg.walk():
+        problems += [f"{part.get_content_type()}: defect {d!r}" for d in part.defects]
+        if not part.is_multipart():
             leaves.append(part)
-        if name == "mail":
-            # The text/plain alternative is made by the writer: not a resource.
-            if not leaves or leaves[0].get_content_type() != "text/plain":
-                problems.append("mail: no text/plain alternative first")
-            else:
-                leaves = leaves[1:]
-        written = [p for p in report["parts"] if p["written"]]
-        if len(leaves) != len(written):
-            problems.append(f"{len(leaves)} leaves, the report lists {len(written)} parts")
-        for part, want in zip(leaves, written):
-            ctype = want["content_type"].split(";")[0].strip().lower()
-            if part.get_content_type() != ctype:
-                problems.append(f"{want['origin']}: {part.get_content_type()} != {ctype}")
-            loc = part.get("Content-Location")
-            if want["label"] and (loc is None or not same_label(str(loc), want["label"])):
-                problems.append(f"{want['origin']}: Content-Location {loc!r} != {want['label']!r}")
-            cid = part.get("Content-ID")
-            if want["content_id"] and (cid is None or str(cid).strip("<> ") != want["content_id"]):
-                problems.append(f"{want['origin']}: Content-ID {cid!r} != {want['content_id']!r}")
-            data = part.get_payload(decode=True)
-            ours = subprocess.run([cli, "cat", str(out), want["path"]], capture_output=True).stdout
-            if ctype.startswith("text/"):
-                # Python gives text with LF line ends; the writer wrote canonical CRLF.
-                data, ours = data.replace(b"\r\n", b"\n"), ours.replace(b"\r\n", b"\n")
-            elif ctype in ("image/svg+xml", "application/xhtml+xml"):
-                pass  # documents: rewritten with the method
-            elif len(data) != want["decoded_size"] or data != (site / want["origin"]).read_bytes():
-                problems.append(f"{want['origin']}: decoded octets differ from the file")
-            if data != ours:
-                problems.append(f"{want['origin']}: Python and mhtml decode different octets")
-            checked += 1
-        if problems:
-            failed += 1
-            print(f"{out.name}:\n  " + "\n  ".join(problems))
+    pairs, more = pack_outputs.pair_leaves(name, leaves, report, lambda p: p.get_content_type())
+    problems += more
+    for part, want in pairs:
+        ctype = want["content_type"].split(";")[0].strip().lower()
+        if part.get_content_type() != ctype:
+            problems.append(f"{want['origin']}: {part.get_content_type()} != {ctype}")
+        loc = part.get("Content-Location")
+        if want["label"] and (loc is None or not same_label(str(loc), want["label"])):
+            problems.append(f"{want['origin']}: Content-Location {loc!r} != {want['label']!r}")
+        cid = part.get("Content-ID")
+        if want["content_id"] and (cid is None or str(cid).strip("<> ") != want["content_id"]):
+            problems.append(f"{want['origin']}: Content-ID {cid!r} != {want['content_id']!r}")
+        data = part.get_payload(decode=True)
+        ours = subprocess.run([cli, "cat", str(out), want["path"]], capture_output=True).stdout
+        if ctype.startswith("text/"):
+            # Python gives text with LF line ends; the writer wrote canonical CRLF.
+            data, ours = data.replace(b"\r\n", b"\n"), ours.replace(b"\r\n", b"\n")
+        elif ctype in ("image/svg+xml", "application/xhtml+xml"):
+            pass  # documents: rewritten with the method
+        elif len(data) != want["decoded_size"] or data != (site / want["origin"]).read_bytes():
+            problems.append(f"{want['origin']}: decoded octets differ from the file")
+        if data != ours:
+            problems.append(f"{want['origin']}: Python and mhtml decode different octets")
+        checked += 1
+    if problems:
+        failed += 1
+        print(f"{out.name}:\n  " + "\n  ".join(problems))
 print(f"{checked} parts checked, {failed} archives failed")
 sys.exit(1 if failed or not checked else 0)

@@ -60,6 +60,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -147,6 +148,10 @@ struct collection {
     /// "bad_base", "bad_manifest", "io_error", and a message (no resources then).
     std::string error_code;
     std::string error;
+    /// fetch_collect: the private temporary folder holding fetched bodies over 1 MiB that are
+    /// not documents (their resources have `in_memory = false` and `file` in it). It is
+    /// removed when the last copy of this pointer goes: keep the collection until written.
+    std::shared_ptr<void> spool;
     [[nodiscard]] bool ok() const noexcept { return error_code.empty(); }
 };
 

@@ -21,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -275,6 +276,11 @@ std::string dump(const pack::collection& c) {
 // resources the fetcher did not rewrite); every reference the report calls packed resolves,
 // by the reader's resolution, to the part of that resource; the unresolved and external ones
 // resolve to no part. Returns the references checked.
+std::string file_bytes(const std::filesystem::path& f) {
+    std::ifstream in(f, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
 std::size_t expect_archive_resolves(const pack::collection& c,
                                     const std::map<std::string, std::string>& served) {
     std::string bytes;
@@ -298,7 +304,7 @@ std::size_t expect_archive_resolves(const pack::collection& c,
         const pack::resource& r = c.resources[i];
         std::string decoded;
         p.decode_to(decoded);
-        EXPECT_EQ(decoded, r.data) << r.origin;
+        EXPECT_EQ(decoded, r.in_memory ? r.data : file_bytes(r.file)) << r.origin;
         // The served octets; a document only where pack left it unchanged (a reference it
         // respelled, e.g. without a fragment, is checked by the caller).
         if (auto it = served.find(r.origin);
@@ -1135,6 +1141,41 @@ TEST(Fetch, FiveHundredResourcesInParallel) {
     EXPECT_LE(rep.connections, 12u);     // reused, not one per request
     EXPECT_EQ(s.total_requests(), 501);
     EXPECT_EQ(expect_archive_resolves(c, served), 500u);
+}
+
+// A fetched body over 1 MiB that is not a document waits in a file of a private temporary
+// folder (the site is never held whole in memory); the folder goes with the collection.
+TEST(Fetch, LargeBodiesWaitInTemporaryFiles) {
+    namespace fs = std::filesystem;
+    test_server s;
+    const std::string big = binary(std::size_t{3} << 20, 11), small = binary(5000, 12);
+    s.add("/big.png", "image/png", big);
+    s.add("/small.png", "image/png", small);
+    s.add("/", "text/html", "<!DOCTYPE html><img src=big.png><img src=small.png>");
+    const std::map<std::string, std::string> served = {{s.url("/big.png"), big},
+                                                       {s.url("/small.png"), small}};
+    fs::path spooled;
+    {
+        const auto c = pack::fetch_collect(s.url("/"), quick());
+        ASSERT_TRUE(c.ok()) << c.error;
+        ASSERT_EQ(c.resources.size(), 3u);
+        for (const auto& r : c.resources) {
+            if (r.origin != s.url("/big.png")) {
+                EXPECT_TRUE(r.in_memory) << r.origin;
+                continue;
+            }
+            EXPECT_FALSE(r.in_memory);
+            EXPECT_TRUE(r.data.empty());
+            spooled = r.file;
+        }
+        ASSERT_FALSE(spooled.empty());
+        EXPECT_EQ(file_bytes(spooled), big);
+        EXPECT_EQ(fs::status(spooled.parent_path()).permissions() & fs::perms::all,
+                  fs::perms::owner_all);
+        EXPECT_EQ(c.counts.bytes, c.resources[0].data.size() + big.size() + small.size());
+        EXPECT_EQ(expect_archive_resolves(c, served), 2u);
+    }
+    EXPECT_FALSE(fs::exists(spooled.parent_path()));
 }
 
 #if defined(MHTML_FETCH_BENCH)
