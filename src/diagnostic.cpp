@@ -116,8 +116,9 @@ constexpr std::array code_names{
     "fetch_redirect_refused",
     "fetch_unknown_charset",
     "fetch_unsafe_name",
+    "fetch_spool_failed",
 };
-static_assert(code_names.size() == std::size_t(diag_code::fetch_unsafe_name) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::fetch_spool_failed) + 1,
               "every diag_code needs a name");
 }  // namespace
 

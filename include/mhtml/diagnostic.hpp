@@ -148,6 +148,7 @@ enum class diag_code : std::uint16_t {
     fetch_redirect_refused,
     fetch_unknown_charset,
     fetch_unsafe_name,
+    fetch_spool_failed,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

@@ -23,6 +23,7 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
+#include <system_error>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -57,9 +58,11 @@ public:
     /// A new folder under the system's temporary directory; nullptr if none can be made.
     static std::shared_ptr<spool_folder> make() {
         std::error_code ec;
-        std::string tmpl =
-            (std::filesystem::temp_directory_path(ec) / "mhtml-fetch-XXXXXX").string();
-        if (ec || ::mkdtemp(tmpl.data()) == nullptr) return nullptr;
+        // Absolute, so that the resources' paths hold if the working directory changes.
+        const auto dir = std::filesystem::absolute(std::filesystem::temp_directory_path(ec), ec);
+        if (ec) return nullptr;
+        std::string tmpl = (dir / "mhtml-fetch-XXXXXX").string();
+        if (::mkdtemp(tmpl.data()) == nullptr) return nullptr;
         return std::shared_ptr<spool_folder>(new spool_folder(tmpl));
     }
     spool_folder(const spool_folder&) = delete;
@@ -75,14 +78,14 @@ public:
         file = path_ / name;
         const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd < 0) {
-            error = std::strerror(errno);
+            error = std::generic_category().message(errno);
             return false;
         }
         while (!data.empty()) {
             const ssize_t n = ::write(fd, data.data(), data.size());
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) {
-                error = n < 0 ? std::strerror(errno) : "no progress";
+                error = n < 0 ? std::generic_category().message(errno) : "no progress";
                 ::close(fd);
                 ::unlink(file.c_str());
                 return false;
@@ -90,7 +93,7 @@ public:
             data.remove_prefix(static_cast<std::size_t>(n));
         }
         if (::close(fd) != 0) {
-            error = std::strerror(errno);
+            error = std::generic_category().message(errno);
             ::unlink(file.c_str());
             return false;
         }
@@ -714,7 +717,7 @@ void fetcher::spool(entry& e, std::size_t index) {
         return;
     }
     spool_failed_ = true;
-    diag(severity::note, diag_code::resource_unreadable, e.referrer, e.referrer_offset,
+    diag(severity::note, diag_code::fetch_spool_failed, e.referrer, e.referrer_offset,
          "fetched bodies over " + std::to_string(spool_over) +
              " octets cannot wait in temporary files (" + error + "); they are kept in memory");
 }

@@ -27,7 +27,7 @@ bool write_all(int fd, std::string_view bytes, std::string& error) {
         const ssize_t n = ::write(fd, bytes.data(), bytes.size());
         if (n < 0) {
             if (errno == EINTR) continue;
-            error = std::string("write: ") + std::strerror(errno);
+            error = std::string("write: ") + std::generic_category().message(errno);
             return false;
         }
         if (n == 0) {
@@ -57,7 +57,7 @@ file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
         fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd_ < 0 && errno != EEXIST) break;
     }
-    if (fd_ < 0) error_ = "cannot create " + temp_.string() + ": " + std::strerror(errno);
+    if (fd_ < 0) error_ = "cannot create " + temp_.string() + ": " + std::generic_category().message(errno);
 }
 
 file_sink::~file_sink() {
@@ -80,12 +80,12 @@ bool file_sink::commit() {
     fd_ = -1;
     if (!synced || !closed) {
         error_ = std::string("cannot write ") + temp_.string() + ": " +
-                 std::strerror(synced ? errno : saved);
+                 std::generic_category().message(synced ? errno : saved);
         ::unlink(temp_.c_str());
         return false;
     }
     if (::rename(temp_.c_str(), path_.c_str()) != 0) {
-        error_ = "cannot rename to " + path_.string() + ": " + std::strerror(errno);
+        error_ = "cannot rename to " + path_.string() + ": " + std::generic_category().message(errno);
         ::unlink(temp_.c_str());
         return false;
     }

@@ -19,6 +19,7 @@
 #include <random>
 #include <set>
 #include <span>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -461,6 +462,8 @@ struct file_data {
         return *this;
     }
     ~file_data() { close(); }
+    /// Opened without error (an open descriptor or the whole content).
+    [[nodiscard]] bool fd_or_bytes() const noexcept { return error.empty() && (fd >= 0 || whole); }
     void close() noexcept {
         if (fd >= 0) ::close(fd);
         fd = -1;
@@ -486,7 +489,8 @@ struct file_data {
         close();
         whole = true;
         if (got != bytes.size()) {
-            error = err != 0 ? std::strerror(err) : "the file shrank while it was read";
+            error = err != 0 ? std::generic_category().message(err)
+                             : "the file shrank while it was read";
             bytes.clear();
             return false;
         }
@@ -500,7 +504,7 @@ file_data load_file(const std::filesystem::path& path, std::uint64_t whole_up_to
     f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st {};
     if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        f.error = f.fd < 0 ? std::strerror(errno) : "not a regular file";
+        f.error = f.fd < 0 ? std::generic_category().message(errno) : "not a regular file";
         f.close();
         return f;
     }
@@ -519,6 +523,7 @@ public:
     static constexpr std::uint64_t window_bytes = std::uint64_t{16} << 20;
     static constexpr std::uint64_t small = std::uint64_t{128} << 10;
 
+    /// Starts the thread; throws std::system_error if it cannot.
     explicit read_ahead(std::span<const resource> upcoming) : upcoming_(upcoming) {
         thread_ = std::thread([this] { run(); });
     }
@@ -533,19 +538,23 @@ public:
         if (thread_.joinable()) thread_.join();
     }
 
-    /// The file of `r`, if `r` is the next expected resource (then it is taken); false when
-    /// `r` is not (the caller reads the file itself) or `r` has no file.
+    /// Called for every resource given to add(), in order. If `r` is the next expected one,
+    /// its turn is taken, and for a file read without trouble `out` receives it (true).
+    /// False otherwise: an in-memory resource, a file the thread could not read (the caller
+    /// reads it itself, as without reading ahead, and reports what it finds), or a thread
+    /// that stopped.
     bool take(const resource& r, file_data& out) {
         std::unique_lock lock(m_);
         if (consumed_ >= upcoming_.size() || &r != &upcoming_[consumed_]) return false;
-        cv_.wait(lock, [&] { return !ready_.empty(); });
+        cv_.wait(lock, [&] { return !ready_.empty() || stopped_; });
+        ++consumed_;
+        if (ready_.empty()) return false;  // the thread stopped (out of memory)
         file_data f = std::move(ready_.front());
         ready_.pop_front();
-        ++consumed_;
         held_ -= f.bytes.size();
         lock.unlock();
         cv_.notify_all();
-        if (r.in_memory) return false;
+        if (r.in_memory || !f.error.empty()) return false;
         out = std::move(f);
         return true;
     }
@@ -566,14 +575,21 @@ private:
                 if (quit_) return;
             }
             const resource& r = upcoming_[i];
-            file_data f = r.in_memory ? file_data{} : load_file(r.file, small);
-            {
+            try {
+                file_data f = r.in_memory ? file_data{} : load_file(r.file, small);
                 std::unique_lock lock(m_);
                 held_ += f.bytes.size();
                 ready_.push_back(std::move(f));
+            } catch (const std::exception&) {  // std::bad_alloc: the writer reads from here on
+                break;
             }
             cv_.notify_all();
         }
+        {
+            std::unique_lock lock(m_);
+            stopped_ = true;
+        }
+        cv_.notify_all();
     }
 
     std::span<const resource> upcoming_;
@@ -582,7 +598,7 @@ private:
     std::uint64_t held_ = 0;
     std::mutex m_;
     std::condition_variable cv_;
-    bool quit_ = false;
+    bool quit_ = false, stopped_ = false;
     std::thread thread_;  // last: started by the constructor, joined by the destructor
 };
 
@@ -614,20 +630,30 @@ public:
         if (thread_.joinable()) thread_.join();
     }
 
+    enum class handed { yes, failed, no_thread };
+
     /// Waits for the buffer in flight, then takes the first `n` octets of `buf` to write,
-    /// leaving the finished buffer (of the same capacity) in `buf`. False if a write failed.
-    bool submit(out_buffer& buf, std::size_t n) {
+    /// leaving the finished buffer (of the same capacity) in `buf`. `failed` if a write
+    /// failed; `no_thread` if the thread could not be started (then nothing was taken and
+    /// the caller writes on its own thread from now on).
+    handed submit(out_buffer& buf, std::size_t n) {
         std::unique_lock lock(m_);
         cv_.wait(lock, [&] { return !busy_; });
-        if (failed_) return false;
-        pending_.allocate();  // the second buffer, at the first hand-over
+        if (failed_) return handed::failed;
+        if (!thread_.joinable()) {
+            try {
+                pending_.allocate();  // the second buffer, at the first hand-over
+                thread_ = std::thread([this] { run(); });
+            } catch (const std::exception&) {  // std::system_error, std::bad_alloc
+                return handed::no_thread;
+            }
+        }
         buf.p.swap(pending_.p);
         pending_size_ = n;
         busy_ = true;
-        if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
         lock.unlock();
         cv_.notify_all();
-        return true;
+        return handed::yes;
     }
 
     /// Waits until everything submitted is written; false if a write failed.
@@ -637,6 +663,12 @@ public:
         return !failed_;
     }
 
+    /// Octets the sink has accepted (after drain() or a failed submit(): all of them).
+    [[nodiscard]] std::uint64_t written() {
+        std::unique_lock lock(m_);
+        return written_;
+    }
+
 private:
     void run() {
         std::unique_lock lock(m_);
@@ -644,9 +676,18 @@ private:
             cv_.wait(lock, [&] { return busy_ || quit_; });
             if (!busy_) return;  // quit, nothing in flight
             lock.unlock();
-            const bool ok = out_.write(std::string_view(pending_.data(), pending_size_));
+            bool ok = false;
+            try {  // a sink that throws fails the writing, as on the writer's thread
+                ok = out_.write(std::string_view(pending_.data(), pending_size_));
+            } catch (...) {
+                ok = false;
+            }
             lock.lock();
-            if (!ok) failed_ = true;
+            if (ok) {
+                written_ += pending_size_;
+            } else {
+                failed_ = true;
+            }
             busy_ = false;
             cv_.notify_all();
         }
@@ -657,6 +698,7 @@ private:
     std::size_t pending_size_ = 0;
     std::mutex m_;
     std::condition_variable cv_;
+    std::uint64_t written_ = 0;
     bool busy_ = false, quit_ = false, failed_ = false;
     std::thread thread_;  // last: started lazily, joined by the destructor
 };
@@ -702,25 +744,52 @@ struct writer::state {
     bool flush() {
         if (failed) return false;
         if (used == 0) return true;
-        if (behind ? !behind->submit(buf, used) : !out.write(std::string_view(buf.data(), used)))
-            return sink_failed();
+        if (behind) {
+            switch (behind->submit(buf, used)) {
+                case write_behind::handed::yes:
+                    flushed += used;
+                    used = 0;
+                    return true;
+                case write_behind::handed::failed:
+                    return sink_failed(behind->written());
+                case write_behind::handed::no_thread:
+                    behind.reset();  // on this thread from now on
+                    break;
+            }
+        }
+        if (!out.write(std::string_view(buf.data(), used))) return sink_failed(flushed);
         flushed += used;
         used = 0;
         return true;
     }
 
-    /// Flushes and waits for the octets written behind; false if the sink failed.
+    /// Flushes and waits for the octets written behind; false if the sink failed. The last
+    /// buffer is written on this thread (a small archive never starts the writing thread).
     bool flush_all() {
-        if (!flush()) return false;
-        if (behind && !behind->drain()) return sink_failed();
-        return true;
+        if (failed) return false;
+        if (behind) {
+            if (!behind->drain()) return sink_failed(behind->written());
+            behind.reset();
+        }
+        return flush();
     }
 
-    bool sink_failed() {
+    /// The sink failed: `confirmed` octets reached it. The report says so: `bytes` is that
+    /// count, the error's offset is where the failed write began, and a part whose octets did
+    /// not all reach the sink is not `written` (the same whether or not it wrote behind).
+    bool sink_failed(std::uint64_t confirmed) {
         failed = true;
+        ahead.reset();
         std::string why = out.error();
-        report.error = diagnostic{severity::error, diag_code::sink_write_failed, "", position(),
+        report.error = diagnostic{severity::error, diag_code::sink_write_failed, "", confirmed,
                                   "the sink failed" + (why.empty() ? "" : ": " + why)};
+        const std::uint64_t end = position();
+        for (std::size_t i = 0; i < report.parts.size(); ++i) {
+            const std::uint64_t part_end =
+                i + 1 < report.parts.size() ? report.parts[i + 1].offset : end;
+            if (part_end > confirmed) report.parts[i].written = false;
+        }
+        flushed = confirmed;
         used = 0;
         return false;
     }
@@ -766,7 +835,7 @@ struct writer::state {
     }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
-                 bool is_root);
+                 bool is_root, file_data* preloaded);
     void prepare_text(prepared& p, const mime::content_type& ct, const std::string& path,
                       bool is_html);
     void emit(prepared& p, const std::string& path, bool is_root);
@@ -779,7 +848,7 @@ struct writer::state {
 // ---------------------------------------------------------------------------------------------
 
 bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
-                            const std::string& path, bool is_root) {
+                            const std::string& path, bool is_root, file_data* preloaded) {
     p.reset();
     p.index = index;
     p.res = &r;
@@ -800,8 +869,10 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         // Read ahead by the second thread (expect()), or here.
         const bool whole = p.text || coded;
         file_data f;
-        if (is_root || !ahead || !ahead->take(r, f))
+        if (!preloaded || !preloaded->fd_or_bytes())
             f = load_file(r.file, whole ? std::numeric_limits<std::uint64_t>::max() : 0);
+        else
+            f = std::move(*preloaded);
         if (f.error.empty() && whole) f.read_whole();
         if (!f.error.empty()) {
             diag(severity::error, diag_code::resource_unreadable, where,
@@ -1199,7 +1270,10 @@ void writer::state::write_resource(const resource& r, bool is_root) {
     const std::string path = is_root && opt.mail ? "1.2" : std::to_string(part_no + 1);
     prepared& p = hold ? *(held_root = std::make_unique<prepared>()) : work;
     if (is_root) boundary = usable_boundary(opt.boundary) ? opt.boundary : make_boundary();
-    const bool ok = prepare(r, index, p, hold ? "" : path, is_root);
+    // Every resource takes its turn in the reading ahead, files or not.
+    file_data pre;
+    const bool have = !is_root && ahead && ahead->take(r, pre);
+    const bool ok = prepare(r, index, p, hold ? "" : path, is_root, have ? &pre : nullptr);
     if (is_root) {
         root_charset = p.charset;
         report.boundary = boundary;
@@ -1317,7 +1391,11 @@ void writer::expect(std::span<const resource> next) {
     if (!s_->opt.read_ahead || std::thread::hardware_concurrency() < 2 ||
         std::none_of(next.begin(), next.end(), [](const resource& r) { return !r.in_memory; }))
         return;
-    s_->ahead = std::make_unique<read_ahead>(next);
+    try {
+        s_->ahead = std::make_unique<read_ahead>(next);
+    } catch (const std::exception&) {  // no thread (std::system_error): read on this one
+        s_->ahead.reset();
+    }
 }
 
 bool writer::add(const resource& r) {
@@ -1338,6 +1416,7 @@ write_report writer::finish() {
         if (s.held_root) s.write_held_root();
         s.put("\r\n--" + s.boundary + "--\r\n");
         s.flush_all();
+        s.ahead.reset();
         s.finished = true;
         s.report.bytes = s.flushed;
     }

@@ -153,8 +153,10 @@ struct writer_options {
     /// are written as message/external-body (RFC 2017); 0 = never.
     std::uint64_t external_over = 0;
     /// With a sink that allows it (sink::writes_from_any_thread) and more than one CPU, write
-    /// each full 4 MiB buffer from a second thread while the next is filled; a sink failure
-    /// is then seen one buffer later (the report is the same). False: one thread.
+    /// each full 4 MiB buffer from a second thread while the next is filled. A sink failure
+    /// is then seen up to one buffer later: add() may return true meanwhile, and the parts
+    /// added meanwhile are listed as not written; the rest of the report is the same
+    /// (write_report::error). False: one thread.
     bool write_behind = true;
     /// Let writer::expect() read files ahead on a second thread.
     bool read_ahead = true;
@@ -197,9 +199,11 @@ struct write_report {
     /// What the writer did or refused (part_path = the part's output path, or the resource
     /// index as "#N" for a resource left out; offset = output offset where known).
     std::vector<diagnostic> diagnostics;
-    /// An I/O failure of the sink (`sink_write_failed`): the output is incomplete.
+    /// An I/O failure of the sink (`sink_write_failed`, offset = where the failed write
+    /// began): the output is incomplete, and a part whose octets did not all reach the sink
+    /// is not `written`.
     std::optional<diagnostic> error;
-    std::uint64_t bytes = 0;  ///< octets written to the sink
+    std::uint64_t bytes = 0;  ///< octets the sink accepted
     std::string boundary;     ///< of the outermost multipart/related
     [[nodiscard]] bool ok() const noexcept { return !error.has_value(); }
 };
@@ -207,6 +211,8 @@ struct write_report {
 // ---------------------------------------------------------------------------------------------
 // The writer
 
+/// The sink must outlive the writer (a writer destroyed before finish() completes the write
+/// it has in flight, if any).
 class MHTML_EXPORT writer {
 public:
     explicit writer(sink& out, writer_options options = {});
@@ -222,8 +228,9 @@ public:
     bool add(const resource& r);
     /// Says which resources the next add() calls will get, in this order: with
     /// writer_options::read_ahead and more than one CPU, a second thread opens and reads their
-    /// files ahead (a window of 64 files or 16 MiB). `next` must outlive those calls. An
-    /// add() out of that order ends the reading ahead (the output is the same either way).
+    /// files ahead (a window of 64 files or 16 MiB). `next` must outlive finish() (or the
+    /// writer, if finish() is never called). An add() out of that order ends the reading
+    /// ahead; the output is the same octets either way. Without a thread, nothing happens.
     void expect(std::span<const resource> next);
     /// Writes what is held back and the close delimiters, flushes, and returns the report.
     write_report finish();

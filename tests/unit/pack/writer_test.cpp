@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -545,8 +546,123 @@ TEST(Writer, WriteBehindGivesTheSameOctetsAndItsFailures) {
         ASSERT_FALSE(r.ok()) << behind;
         EXPECT_EQ(r.error->code, diag_code::sink_write_failed);
         EXPECT_THAT(r.error->message, testing::HasSubstr(std::strerror(ENOSPC)));
+        EXPECT_EQ(r.bytes, 0u);
+        for (const auto& p : r.parts) EXPECT_FALSE(p.written) << p.path;
     }
     ::close(full);
+}
+
+// A sink that fails part way: the report is the same with and without writing behind (the
+// octets accepted, where the failed write began, which parts are whole), but for the parts
+// added before the writer saw the failure, listed as not written. In a child process: RLIMIT_FSIZE makes write() fail with EFBIG at 6 MiB.
+TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit lim{rlim_t{6} << 20, rlim_t{6} << 20};
+        if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(3);
+        std::vector<resource> others;
+        for (unsigned i = 0; i < 12; ++i)  // 12 parts of 1 MiB: the failure falls in part 6
+            others.push_back(res("http://x.example/" + std::to_string(i) + ".bin", "image/png",
+                                 random_bytes(std::size_t{1} << 20, 20 + i)));
+        const resource root = res("http://x.example/", "text/html", page);
+        auto run = [&](bool behind) {
+            writer_options o;
+            o.date = std::chrono::system_clock::time_point{};
+            o.boundary = "=_same";
+            o.write_behind = behind;
+            const fs::path tmp = fs::temp_directory_path() /
+                                 ("mhtml_writer_fsize_" + std::to_string(getpid()));
+            const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            mhtml::pack::fd_sink sink(fd);
+            auto r = mhtml::pack::write_archive(sink, root, others, o);
+            ::close(fd);
+            const auto size = fs::file_size(tmp);
+            fs::remove(tmp);
+            return std::make_pair(r, size);
+        };
+        const auto [a, size_a] = run(true);
+        const auto [b, size_b] = run(false);
+        bool ok = !a.ok() && !b.ok() && a.bytes == b.bytes && a.bytes <= size_a &&
+                  size_a == size_b && a.error->offset == b.error->offset &&
+                  a.error->offset == a.bytes;
+        // Writing behind sees the failure later, so more parts may be listed: none written.
+        std::size_t whole = 0;
+        const auto& more = a.parts.size() > b.parts.size() ? a.parts : b.parts;
+        for (std::size_t i = 0; i < more.size(); ++i) {
+            const bool both = i < a.parts.size() && i < b.parts.size();
+            if (both && a.parts[i].written != b.parts[i].written) ok = false;
+            if (!both && more[i].written) ok = false;
+            whole += more[i].written ? 1 : 0;
+            // A part is written only if it ends where the sink still accepted octets.
+            if (more[i].written && i + 1 < more.size() && more[i + 1].offset > a.bytes) ok = false;
+        }
+        if (!ok || whole < 2) {
+            std::fprintf(stderr, "bytes %llu / %llu, file %llu, parts %zu / %zu, whole %zu\n",
+                         static_cast<unsigned long long>(a.bytes),
+                         static_cast<unsigned long long>(b.bytes),
+                         static_cast<unsigned long long>(size_a), a.parts.size(), b.parts.size(),
+                         whole);
+        }
+        _exit(ok && whole >= 2 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the reports differ or are wrong, 3: no setrlimit";
+}
+
+// writer::expect with files and in-memory resources mixed: the same octets as without
+// reading ahead, and with add() out of the announced order.
+TEST(Writer, ReadAheadGivesTheSameOctets) {
+    const fs::path dir = fs::temp_directory_path() / ("mhtml_read_ahead_" + std::to_string(getpid()));
+    fs::create_directories(dir);
+    std::vector<resource> others;
+    for (unsigned i = 0; i < 150; ++i) {
+        const std::string label = "http://x.example/" + std::to_string(i);
+        if (i % 3 == 0) {
+            others.push_back(res(label + ".css", "text/css", "a { x: " + std::to_string(i) + " }\n"));
+            continue;
+        }
+        resource r;
+        r.label = label + (i % 3 == 1 ? ".png" : ".txt");
+        r.content_type = i % 3 == 1 ? "image/png" : "text/plain; charset=utf-8";
+        r.in_memory = false;
+        r.file = dir / std::to_string(i);
+        // Small and large files (read whole ahead, or only opened), one missing.
+        const std::size_t n = i % 7 == 0 ? (std::size_t{300} << 10) : 100 + i * 37;
+        if (i != 101) {
+            std::ofstream(r.file, std::ios::binary) << random_bytes(n, i);
+        }
+        others.push_back(std::move(r));
+    }
+    const resource root = res("http://x.example/", "text/html", page);
+    auto run = [&](bool ahead, bool shuffle) {
+        writer_options o;
+        o.date = std::chrono::system_clock::time_point{};
+        o.boundary = "=_same";
+        o.read_ahead = ahead;
+        std::string out;
+        mhtml::pack::string_sink sink(out);
+        mhtml::pack::writer w(sink, o);
+        w.expect(others);
+        w.root(root);
+        for (std::size_t i = 0; i < others.size(); ++i) {
+            // Out of order once, at 100: the reading ahead ends, the writer reads on.
+            const std::size_t k = shuffle && (i == 100 || i == 101) ? 201 - i : i;
+            w.add(others[k]);
+        }
+        const auto r = w.finish();
+        EXPECT_TRUE(r.ok());
+        EXPECT_EQ(r.parts.size(), others.size() + 1);
+        EXPECT_TRUE(has_diag(r, diag_code::resource_unreadable));  // the missing file
+        return out;
+    };
+    const std::string plain = run(false, false);
+    EXPECT_EQ(run(true, false), plain);
+    EXPECT_EQ(run(true, true), run(false, true));
+    fs::remove_all(dir);
 }
 
 /// A "Name:   N kB" line of /proc/self/status, in KiB; -1 if missing.
