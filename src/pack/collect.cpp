@@ -29,6 +29,39 @@ namespace fs = std::filesystem;
 
 namespace detail {
 
+// MIME Sniffing §7.1: after white space (and a UTF-8 BOM), `<!DOCTYPE HTML`, `<html`,
+// `<head`, `<body`, `<script`, `<iframe`, `<title`, `<p`, `<div`, `<!--`, ... in any case.
+bool looks_like_html(std::string_view body) {
+    if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
+    while (!body.empty() && (body[0] == ' ' || body[0] == '\t' || body[0] == '\n' ||
+                             body[0] == '\r' || body[0] == '\f'))
+        body.remove_prefix(1);
+    static constexpr std::string_view tags[] = {"<!doctype html",
+                                                "<html",
+                                                "<head",
+                                                "<script",
+                                                "<iframe",
+                                                "<h1",
+                                                "<div",
+                                                "<font",
+                                                "<table",
+                                                "<a",
+                                                "<style",
+                                                "<title",
+                                                "<b",
+                                                "<body",
+                                                "<br",
+                                                "<p",
+                                                "<!--"};
+    for (std::string_view t : tags) {
+        if (body.size() <= t.size() || !ascii::iequals(body.substr(0, t.size()), t)) continue;
+        if (t == "<!--") return true;
+        const char next = body[t.size()];
+        if (next == ' ' || next == '>') return true;
+    }
+    return false;
+}
+
 std::optional<std::string> read_file(const fs::path& p, std::string& error) {
     std::ifstream in(p, std::ios::binary);
     if (!in) {

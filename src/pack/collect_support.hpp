@@ -20,6 +20,10 @@ namespace mhtml::pack::detail {
 /// The whole file, or nullopt (and `error` set) when it cannot be read.
 std::optional<std::string> read_file(const std::filesystem::path& p, std::string& error);
 
+/// MIME Sniffing §7.1's HTML patterns (the common ones): after white space and a UTF-8 BOM,
+/// `<!DOCTYPE HTML`, `<html`, `<head`, `<body`, `<p`, `<!--`, ... in any case.
+bool looks_like_html(std::string_view body);
+
 /// `%XX` decoded (a `%` not followed by two hex digits stays).
 std::string percent_decode(std::string_view s);
 

@@ -23,9 +23,9 @@
 #include <cstring>
 #include <deque>
 #include <filesystem>
-#include <system_error>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <utility>
 
 namespace mhtml::pack {
@@ -216,39 +216,6 @@ std::optional<std::string> unsafe_file_name(std::string_view name) {
         if (c < 0x20 || c == 0x7F) return "a control character or NUL";
     }
     return std::nullopt;
-}
-
-// MIME Sniffing §7.1: after white space (and a UTF-8 BOM), `<!DOCTYPE HTML`, `<html`,
-// `<head`, `<body`, `<script`, `<iframe`, `<title`, `<p`, `<div`, `<!--`, ... in any case.
-bool looks_like_html(std::string_view body) {
-    if (body.starts_with("\xEF\xBB\xBF")) body.remove_prefix(3);
-    while (!body.empty() && (body[0] == ' ' || body[0] == '\t' || body[0] == '\n' ||
-                             body[0] == '\r' || body[0] == '\f'))
-        body.remove_prefix(1);
-    static constexpr std::string_view tags[] = {"<!doctype html",
-                                                "<html",
-                                                "<head",
-                                                "<script",
-                                                "<iframe",
-                                                "<h1",
-                                                "<div",
-                                                "<font",
-                                                "<table",
-                                                "<a",
-                                                "<style",
-                                                "<title",
-                                                "<b",
-                                                "<body",
-                                                "<br",
-                                                "<p",
-                                                "<!--"};
-    for (std::string_view t : tags) {
-        if (body.size() <= t.size() || !ascii::iequals(body.substr(0, t.size()), t)) continue;
-        if (t == "<!--") return true;
-        const char next = body[t.size()];
-        if (next == ' ' || next == '>') return true;
-    }
-    return false;
 }
 
 struct srcdoc_info;
@@ -636,7 +603,8 @@ void fetcher::complete(entry& e, transfer& t) {
         // No usable Content-Type: the URL's extension, else (`/`, `/page`) a body that opens
         // as HTML does (MIME Sniffing §7.1's HTML patterns, the common ones).
         type = std::string(content_type_for_path(uri::split_reference(e.request).path));
-        if (type == "application/octet-stream" && looks_like_html(e.data)) type = "text/html";
+        if (type == "application/octet-stream" && detail::looks_like_html(e.data))
+            type = "text/html";
     }
     e.type = type;
     e.doc = detail::doc_type_for(type);

@@ -1101,7 +1101,8 @@ void writer::state::top_header(const prepared& root) {
         subject = utf8::sanitized(subject);
     }
     if (!subject.empty()) field("Subject", unstructured("Subject", subject), "");
-    field("Date", format_date(opt.date.value_or(std::chrono::system_clock::now())), "");
+    if (opt.date_field.empty() || !field("Date", opt.date_field, ""))
+        field("Date", format_date(opt.date.value_or(std::chrono::system_clock::now())), "");
     if (opt.mail) {
         const std::string id =
             opt.message_id.empty() ? make_content_id(opt.content_id_domain) : opt.message_id;

@@ -120,16 +120,6 @@ pack::write_report write_resources(const pack::collection& c, pack::sink& out,
     return r;
 }
 
-/// Copies the spooled archive to standard output; false on a read or write failure.
-bool copy_to_stdout(std::FILE* spool) {
-    if (std::fflush(spool) != 0 || std::fseek(spool, 0, SEEK_SET) != 0) return false;
-    std::vector<char> buf(1 << 20);
-    std::size_t n;
-    while ((n = std::fread(buf.data(), 1, buf.size(), spool)) > 0)
-        if (std::fwrite(buf.data(), 1, n, stdout) != n) return false;
-    return !std::ferror(spool) && std::fflush(stdout) == 0;
-}
-
 void write_json(std::string& out, const pack_cli_options& o, const pack::collection& c,
                 const pack::write_report& r, bool complete) {
     json_writer w(out);

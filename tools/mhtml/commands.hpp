@@ -3,6 +3,7 @@
 // add_<verb>_command, which returns the function that runs it after parsing.
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <functional>
 
 #include "mhtml/archive/aggregate.hpp"
@@ -29,6 +30,7 @@ runner add_check_command(CLI::App& app);
 runner add_extract_command(CLI::App& app);
 runner add_inline_command(CLI::App& app);
 runner add_pack_command(CLI::App& app);
+runner add_repair_command(CLI::App& app);
 
 /// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
 /// ..." and returns nullopt (the caller exits with exit_usage).
@@ -46,6 +48,10 @@ struct opened_archive {
 std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
                                            const parse_limits& limits,
                                            const archive::aggregate_options& options);
+
+/// Copies a spooled output (a temporary file) to standard output; false on a read or write
+/// failure.
+bool copy_to_stdout(std::FILE* spool);
 
 /// Adds --blink-style-imports chromium|live (aggregate_options::blink_style_imports).
 void add_blink_style_imports_option(CLI::App& cmd, archive::aggregate_options::style_imports& mode);

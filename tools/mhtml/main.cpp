@@ -31,6 +31,16 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
     return opened_archive{std::move(doc), std::move(agg)};
 }
 
+/// Copies the spooled archive to standard output; false on a read or write failure.
+bool copy_to_stdout(std::FILE* spool) {
+    if (std::fflush(spool) != 0 || std::fseek(spool, 0, SEEK_SET) != 0) return false;
+    std::vector<char> buf(1 << 20);
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), spool)) > 0)
+        if (std::fwrite(buf.data(), 1, n, stdout) != n) return false;
+    return !std::ferror(spool) && std::fflush(stdout) == 0;
+}
+
 void add_blink_style_imports_option(CLI::App& cmd,
                                     archive::aggregate_options::style_imports& mode) {
     using imports = archive::aggregate_options::style_imports;
@@ -81,6 +91,7 @@ int main(int argc, char** argv) {
         "  mhtml extract saved.mhtml -o dir   the page as a folder of files (dir/index.html)\n"
         "  mhtml inline saved.mhtml -o p.html the page as one self-contained HTML file\n"
         "  mhtml pack site/ -o site.mhtml     a local page and what it needs as one archive\n"
+        "  mhtml repair bad.mht -o ok.mhtml   a damaged archive written as one Chromium shows\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -91,6 +102,7 @@ int main(int argc, char** argv) {
     runner extract = add_extract_command(app);
     runner inline_ = add_inline_command(app);
     runner pack = add_pack_command(app);
+    runner repair = add_repair_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -107,6 +119,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "extract") return extract();
             if (sub->get_name() == "inline") return inline_();
             if (sub->get_name() == "pack") return pack();
+            if (sub->get_name() == "repair") return repair();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

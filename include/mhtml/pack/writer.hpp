@@ -136,6 +136,9 @@ struct writer_options {
     pack::method method = method::content_location;
     /// The Date field; now when unset.
     std::optional<std::chrono::system_clock::time_point> date;
+    /// The Date field's value as given (an archive's own, kept by repair); used instead of
+    /// `date` when not empty, if it is a legal field value.
+    std::string date_field;
     /// The Subject field (UTF-8; RFC 2047-encoded when not ASCII); when unset, the root's
     /// `<title>`, and no Subject when it has none.
     std::optional<std::string> subject;

@@ -554,7 +554,8 @@ TEST(Writer, WriteBehindGivesTheSameOctetsAndItsFailures) {
 
 // A sink that fails part way: the report is the same with and without writing behind (the
 // octets accepted, where the failed write began, which parts are whole), but for the parts
-// added before the writer saw the failure, listed as not written. In a child process: RLIMIT_FSIZE makes write() fail with EFBIG at 6 MiB.
+// added before the writer saw the failure, listed as not written. In a child process: RLIMIT_FSIZE
+// makes write() fail with EFBIG at 6 MiB.
 TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
@@ -572,8 +573,8 @@ TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
             o.date = std::chrono::system_clock::time_point{};
             o.boundary = "=_same";
             o.write_behind = behind;
-            const fs::path tmp = fs::temp_directory_path() /
-                                 ("mhtml_writer_fsize_" + std::to_string(getpid()));
+            const fs::path tmp =
+                fs::temp_directory_path() / ("mhtml_writer_fsize_" + std::to_string(getpid()));
             const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
             mhtml::pack::fd_sink sink(fd);
             auto r = mhtml::pack::write_archive(sink, root, others, o);
@@ -599,11 +600,10 @@ TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
             if (more[i].written && i + 1 < more.size() && more[i + 1].offset > a.bytes) ok = false;
         }
         if (!ok || whole < 2) {
-            std::fprintf(stderr, "bytes %llu / %llu, file %llu, parts %zu / %zu, whole %zu\n",
-                         static_cast<unsigned long long>(a.bytes),
-                         static_cast<unsigned long long>(b.bytes),
-                         static_cast<unsigned long long>(size_a), a.parts.size(), b.parts.size(),
-                         whole);
+            std::fprintf(
+                stderr, "bytes %llu / %llu, file %llu, parts %zu / %zu, whole %zu\n",
+                static_cast<unsigned long long>(a.bytes), static_cast<unsigned long long>(b.bytes),
+                static_cast<unsigned long long>(size_a), a.parts.size(), b.parts.size(), whole);
         }
         _exit(ok && whole >= 2 ? 0 : 1);
     }
@@ -616,13 +616,15 @@ TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
 // writer::expect with files and in-memory resources mixed: the same octets as without
 // reading ahead, and with add() out of the announced order.
 TEST(Writer, ReadAheadGivesTheSameOctets) {
-    const fs::path dir = fs::temp_directory_path() / ("mhtml_read_ahead_" + std::to_string(getpid()));
+    const fs::path dir =
+        fs::temp_directory_path() / ("mhtml_read_ahead_" + std::to_string(getpid()));
     fs::create_directories(dir);
     std::vector<resource> others;
     for (unsigned i = 0; i < 150; ++i) {
         const std::string label = "http://x.example/" + std::to_string(i);
         if (i % 3 == 0) {
-            others.push_back(res(label + ".css", "text/css", "a { x: " + std::to_string(i) + " }\n"));
+            others.push_back(
+                res(label + ".css", "text/css", "a { x: " + std::to_string(i) + " }\n"));
             continue;
         }
         resource r;

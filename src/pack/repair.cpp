@@ -1,0 +1,447 @@
+// pack::repair: a damaged or odd archive read with every salvage, written canonical.
+
+#include "mhtml/pack/repair.hpp"
+
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collect_support.hpp"
+#include "mhtml/ascii.hpp"
+#include "mhtml/html/rewrite.hpp"
+#include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/uri/reference.hpp"
+
+namespace mhtml::pack {
+
+namespace {
+
+using archive::document_type;
+
+std::string hex_sha256(std::string_view s) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(s.data(), s.size(), md, &n, EVP_sha256(), nullptr);
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (unsigned int i = 0; i < n; ++i) {
+        out += hex[md[i] >> 4];
+        out += hex[md[i] & 15];
+    }
+    return out;
+}
+
+std::string_view without_fragment(std::string_view u) {
+    return u.substr(0, std::min(u.find('#'), u.size()));
+}
+
+std::string_view fragment_of(std::string_view u) {
+    const std::size_t h = u.find('#');
+    return h == std::string_view::npos ? std::string_view() : u.substr(h);
+}
+
+/// The leaf to show for `p`: `p` itself, or inside a multipart the last text/html leaf (the
+/// preferred alternative, RFC 2046 §5.1.4), else its first leaf.
+std::optional<mime::part_view> display_leaf(const mime::part_view& p) {
+    if (p.is_leaf()) return p;
+    std::optional<mime::part_view> first, html;
+    std::vector<mime::part_view> todo{p};
+    while (!todo.empty()) {
+        const mime::part_view q = todo.back();
+        todo.pop_back();
+        if (q.is_leaf()) {
+            if (!first) first = q;
+            if (q.content_type().is("text", "html")) html = q;
+            continue;
+        }
+        auto kids = q.children();
+        for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
+    }
+    return html ? html : first;
+}
+
+class repairer {
+public:
+    repairer(const mime::document& doc, const repair_options& o, repair_report& rep)
+        : doc_(doc), opt_(o), rep_(rep), ar_(archive::aggregate::build(doc, o.read)) {}
+
+    bool plan();
+    void write(sink& out);
+
+private:
+    struct leaf {
+        explicit leaf(mime::part_view p) : part(p) {}
+        mime::part_view part;
+        std::string label;                // as written in the output ("" = none)
+        std::string content_id;           // without brackets
+        std::string type;                 // the Content-Type to write
+        std::optional<std::string> text;  // a document rewritten (its new octets)
+        bool referenced = false;
+        bool incomplete = false;
+    };
+
+    void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
+                std::string requirement) {
+        rep_.changes.push_back(
+            {std::move(what), p.path(), offset, std::move(why), std::move(requirement)});
+    }
+    std::string label_of(const mime::part_view& p);
+    std::string type_of(const mime::part_view& p, bool is_root);
+    void rewrite_references(leaf& d);
+    [[nodiscard]] std::string output_base(const leaf& d, const html::scan_result& scan) const;
+
+    const mime::document& doc_;
+    const repair_options& opt_;
+    repair_report& rep_;
+    archive::aggregate ar_;
+    std::vector<leaf> leaves_;  // root first
+    std::map<std::uint32_t, std::size_t> by_index_;
+};
+
+std::string repairer::label_of(const mime::part_view& p) {
+    const auto raw = p.content_location();
+    if (!raw || raw->empty()) return {};
+    if (opt_.keep_labels) return *raw;
+    const archive::entity_info& info = ar_.info(p);
+    if (!info.location) return *raw;
+    if (*info.location != *raw)
+        change("label_resolved", p, p.input_offset(),
+               "Content-Location '" + *raw + "' written resolved against its base as '" +
+                   *info.location + "', so that every reader finds the part by it",
+               "MHT-4.2.3");
+    return *info.location;
+}
+
+std::string repairer::type_of(const mime::part_view& p, bool is_root) {
+    const mime::content_type& ct = p.content_type();
+    std::string type = ct.essence();
+    if (is_root && opt_.target == repair_target::chromium &&
+        (type == "text/plain" || type == "application/xhtml+xml" ||
+         type == "application/octet-stream")) {
+        std::string body;
+        p.decode_to(body);
+        if (type == "application/xhtml+xml" || detail::looks_like_html(body)) {
+            change("root_type", p, p.input_offset(),
+                   "the root is HTML typed " + type +
+                       ", which Chromium does not show as a page; written text/html",
+                   "MHT-7.6");
+            type = "text/html";
+        }
+    }
+    if (ct.type == "text" || type == "text/html") {
+        if (auto cs = ct.param("charset"); cs && !cs->empty())
+            type += "; charset=" + std::string(*cs);
+    }
+    return type;
+}
+
+// The base a reference in document `d` resolves against in the output: its <base href>
+// (resolved against its label), else its label, else thismessage:/ (there is no
+// Content-Base in the output).
+std::string repairer::output_base(const leaf& d, const html::scan_result& scan) const {
+    std::string base = d.label.empty() ? std::string("thismessage:/") : d.label;
+    if (scan.base)
+        if (auto b = uri::resolve(base, scan.refs[*scan.base].url)) base = std::move(*b);
+    return base;
+}
+
+void repairer::rewrite_references(leaf& d) {
+    archive::document_text doc = ar_.read_document(d.part);
+    if (doc.type == document_type::none) {
+        // A root written text/html that its type hid from the reader (root_type): scanned as
+        // the HTML it is, as Chromium will read it.
+        if (!d.type.starts_with("text/html")) return;
+        doc.text.clear();
+        d.part.decode_to(doc.text);
+        doc.scan = html::scan_html(doc.text);
+        doc.type = document_type::html;
+    }
+    const std::string base = output_base(d, doc.scan);
+    bool changed = false;
+    std::vector<std::optional<std::string>> values(doc.scan.refs.size());
+    for (std::size_t i = 0; i < doc.scan.refs.size(); ++i) {
+        const html::reference& r = doc.scan.refs[i];
+        if (doc.scan.base && *doc.scan.base == i) continue;
+        const archive::resolution res = archive::document_type_of(d.part) == doc.type
+                                            ? ar_.resolve(d.part, r)
+                                            : ar_.resolve(d.part, std::string_view(r.url));
+        if (!res.target || res.same_document || res.from_store) continue;
+        auto it = by_index_.find(res.target->index());
+        if (it == by_index_.end()) {
+            // A multipart named by cid: its displayed leaf.
+            if (auto shown = display_leaf(*res.target)) it = by_index_.find(shown->index());
+            if (it == by_index_.end()) continue;
+        }
+        leaf& t = leaves_[it->second];
+        t.referenced = true;
+        if (opt_.keep_labels) continue;
+        const std::string_view url = r.url;
+        const bool cid = url.size() > 4 && ascii::iequals(url.substr(0, 4), "cid:");
+        std::string want;
+        if (cid && !res.lenient && !t.content_id.empty()) continue;  // cid: finds its Content-ID
+        if (!t.label.empty()) {
+            want = t.label;
+        } else if (!t.content_id.empty()) {
+            want = "cid:" + t.content_id;
+        } else {
+            continue;  // nothing names it
+        }
+        const std::string_view frag = fragment_of(url);
+        const document_type target_type = archive::document_type_of(t.part);
+        // Chromium looks a resource up with its fragment: only a document keeps one.
+        const bool keep_fragment =
+            target_type == document_type::html || target_type == document_type::svg;
+        // A label with a fragment (Blink labels a resource fetched as `x.png#f` so) is
+        // looked up whole; otherwise the label, and the fragment only into a document.
+        const bool label_fragment = !fragment_of(want).empty();
+        if (!cid) {
+            const auto now = uri::resolve(base, url);
+            if (now && (label_fragment
+                            ? *now == want
+                            : without_fragment(*now) == want && (keep_fragment || frag.empty())))
+                continue;  // resolves exactly in the output as it is
+        }
+        std::string value =
+            want + std::string(keep_fragment && !label_fragment ? frag : std::string_view());
+        change("reference_rewritten", d.part, d.part.input_offset(),
+               "'" + r.url + "' names part " + t.part.path() + " only by a lenient match (" +
+                   (res.lenient ? "another spelling, base or form" : "a fragment or base") +
+                   "); written '" + value + "' (no header alone makes it match)",
+               "MHT-4.4.1");
+        values[i] = std::move(value);
+        changed = true;
+    }
+    if (!changed) return;
+    d.text = html::rewrite(doc.text, doc.scan.refs,
+                           [&](const html::reference& r) -> std::optional<std::string> {
+                               return values[static_cast<std::size_t>(&r - doc.scan.refs.data())];
+                           });
+    if (doc.transcoded) {
+        // The scanner's text is UTF-8 made from the part's charset; so is what is written.
+        const std::size_t semi = d.type.find(';');
+        d.type = d.type.substr(0, semi) + "; charset=UTF-8";
+        change("charset_changed", d.part, d.part.input_offset(),
+               "the document was rewritten as UTF-8 (it was " + doc.charset + ")", "MHT-11.9");
+    }
+}
+
+bool repairer::plan() {
+    for (const diagnostic& d : doc_.diagnostics()) rep_.read.push_back(d);
+    for (const diagnostic& d : ar_.diagnostics()) rep_.read.push_back(d);
+    const auto root = display_leaf(ar_.main_root());
+    if (!root) return false;
+    // The leaves: root first, then in document order (an encapsulated message's too: nested
+    // structures are flattened into one multipart/related).
+    std::vector<mime::part_view> order{*root};
+    for (const mime::part_view& p : doc_.parts())
+        if (p.is_leaf() && !(p == *root)) order.push_back(p);
+    for (const mime::part_view& p : doc_.parts()) {
+        if (!p.is_leaf()) continue;
+        if (!(p == *root))
+            change("root_moved", *root, root->input_offset(),
+                   "the root (part " + root->path() + ") is written first, and named by `type`",
+                   "MHT-7.6");
+        break;
+    }
+    // Which leaves end without their close delimiter (the file may have been cut there).
+    std::set<std::string> cut;
+    for (const diagnostic& d : doc_.diagnostics())
+        if (d.code == diag_code::missing_close_delimiter || d.code == diag_code::truncated_header)
+            cut.insert(d.part_path);
+    std::set<std::string> labels;
+    for (const mime::part_view& p : order) {
+        leaf l(p);
+        l.label = label_of(p);
+        // One label per part, and two labels are the same resource when they differ only in
+        // their fragment (MHT-8.2.4).
+        if (!l.label.empty() && !labels.insert(std::string(without_fragment(l.label))).second) {
+            change("label_dropped", p, p.input_offset(),
+                   "Content-Location '" + l.label +
+                       "' is an earlier part's too (fragments set aside); no two parts share "
+                       "a label, so this one is written without, and references to it use its "
+                       "Content-ID",
+                   "MHT-7.13");
+            // A stable Content-ID, so that references can still name it (and a second
+            // repair finds the same).
+            if (!p.content_id())
+                l.content_id = "repair-" + hex_sha256(l.label + '\n' + p.path()).substr(0, 24) +
+                               "@mhtml.invalid";
+            l.label.clear();
+        }
+        if (l.content_id.empty()) l.content_id = p.content_id().value_or("");
+        l.type = type_of(p, leaves_.empty());
+        by_index_[p.index()] = leaves_.size();
+        leaves_.push_back(std::move(l));
+    }
+    leaves_.front().referenced = true;
+    for (leaf& l : leaves_) {
+        // Decoding lost octets, or the last part of a multipart whose close delimiter is
+        // missing (its end may be gone with the rest of the file).
+        std::string body;
+        std::vector<diagnostic> diags;
+        const mime::codec_status st = l.part.decode_to(body, diags);
+        const auto parent = l.part.parent();
+        const bool last_of_cut =
+            parent && cut.count(parent->path()) && parent->children().back() == l.part;
+        if (st.truncated || st.soft_break_at_end || last_of_cut) {
+            l.incomplete = true;
+            rep_.incomplete.push_back(l.part.path());
+            change("incomplete", l.part, l.part.input_offset(),
+                   last_of_cut ? "the part ends where the file does (no close delimiter): it "
+                                 "may be cut; written as it was found"
+                               : "the body lost octets in decoding (a cut base64 quantum or "
+                                 "quoted-printable soft break); written with what was recovered",
+                   "");
+        }
+    }
+    for (leaf& l : leaves_) rewrite_references(l);
+    for (const leaf& l : leaves_)
+        if (!l.referenced) rep_.unreferenced.push_back(l.part.path());
+    return true;
+}
+
+void repairer::write(sink& out) {
+    writer_options wo = opt_.write;
+    wo.method = method::content_location;
+    wo.root_position = 0;
+    wo.mail = false;
+    const mime::part_view top = doc_.parts().front();
+    // Deterministic: a boundary made from the root's label and id, the input's Date and
+    // Subject (repair(repair(x)) == repair(x)).
+    if (wo.boundary.empty())
+        wo.boundary =
+            "----=_mhtml-repair-" +
+            hex_sha256(leaves_.front().label + '\n' + leaves_.front().content_id).substr(0, 24);
+    if (!wo.date && wo.date_field.empty())
+        if (auto h = top.header("Date")) wo.date_field = h->value();
+    if (!wo.subject)
+        if (auto h = top.header("Subject")) wo.subject = mime::decode_to_utf8(h->value());
+    writer w(out, wo);
+    std::string body;
+    for (std::size_t i = 0; i < leaves_.size(); ++i) {
+        const leaf& l = leaves_[i];
+        if (i > 0 && !l.referenced && opt_.drop_unreferenced) {
+            rep_.dropped.push_back(l.part.path());
+            continue;
+        }
+        resource r;
+        r.label = l.label;
+        r.content_id = l.content_id;
+        r.content_type = l.type;
+        r.origin = l.part.path();
+        rep_.inputs.push_back(r.origin);
+        if (l.text) {
+            r.data = *l.text;
+        } else {
+            body.clear();
+            l.part.decode_to(body);
+            r.data = std::move(body);
+        }
+        const bool ok = i == 0 ? w.root(r) : w.add(r);
+        body = std::move(r.data);  // the buffer is reused
+        if (!ok) break;
+    }
+    rep_.written = w.finish();
+}
+
+}  // namespace
+
+namespace {
+
+// The length of a UTF-8 BOM and blank lines at the start of `in` (0 when none).
+std::size_t leading_junk(std::string_view in) {
+    std::size_t at = in.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+    for (;;) {
+        std::size_t e = at;
+        while (e < in.size() && (in[e] == ' ' || in[e] == '\t')) ++e;
+        if (e < in.size() && in[e] == '\r') ++e;
+        if (e < in.size() && in[e] == '\n') {
+            at = e + 1;
+            continue;
+        }
+        return at;
+    }
+}
+
+// The boundary of a body that is a multipart without saying so: its first non-blank line is
+// `--X` (X a legal boundary) and `--X--` comes later at a line start; else "".
+std::string hidden_boundary(std::string_view body) {
+    body.remove_prefix(leading_junk(body));
+    if (!body.starts_with("--")) return {};
+    std::size_t eol = body.find('\n');
+    if (eol == std::string_view::npos) return {};
+    std::string_view b = body.substr(2, eol - 2);
+    if (b.ends_with('\r')) b.remove_suffix(1);
+    while (!b.empty() && (b.back() == ' ' || b.back() == '\t')) b.remove_suffix(1);
+    if (b.empty() || b.size() > 70 || b.ends_with("--")) return {};
+    for (char c : b)
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e ||
+            c == '"')
+            return {};
+    const std::string close = "\n--" + std::string(b) + "--";
+    if (body.find(close, eol) == std::string_view::npos) return {};
+    return std::string(b);
+}
+
+}  // namespace
+
+repair_report repair_bytes(std::string_view input, sink& out, const repair_options& options,
+                           const mime::parse_options& parse) {
+    std::vector<repair_change> before;
+    const std::size_t junk = leading_junk(input);
+    if (junk > 0) {
+        before.push_back({"leading_junk", "", 0,
+                          "left out " + std::to_string(junk) +
+                              " octets before the first header field (a byte order mark or "
+                              "blank lines): no reader finds the headers after them",
+                          "RFC 5322 2.1"});
+        input.remove_prefix(junk);
+    }
+    mime::document doc = mime::document::parse(std::string(input), parse);
+    const mime::part_view top = doc.parts().front();
+    if (top.is_leaf() && !top.content_type().is_multipart()) {
+        const std::string b = hidden_boundary(top.raw_body());
+        if (!b.empty()) {
+            // The same header block without its Content-Type, then the multipart's.
+            std::string fixed;
+            for (const auto& f : top.headers()) {
+                if (f.is("Content-Type")) continue;
+                fixed.append(f.raw());
+                if (!f.raw().ends_with('\n')) fixed += "\r\n";
+            }
+            fixed += "Content-Type: multipart/related; boundary=\"" + b + "\"\r\n\r\n";
+            fixed.append(top.raw_body());
+            before.push_back({"top_type", "", top.offset(),
+                              "the message is typed " + top.content_type().essence() +
+                                  " but its body is a multipart (delimiters --" + b +
+                                  "); read as multipart/related",
+                              "REL-2.1"});
+            doc = mime::document::parse(std::move(fixed), parse);
+        }
+    }
+    repair_report rep = repair(doc, out, options);
+    rep.changes.insert(rep.changes.begin(), before.begin(), before.end());
+    return rep;
+}
+
+repair_report repair(const mime::document& doc, sink& out, const repair_options& options) {
+    repair_report rep;
+    repairer r(doc, options, rep);
+    if (!r.plan()) {
+        rep.written.error =
+            diagnostic{severity::error, diag_code::no_mime_structure, "", 0,
+                       "the input has no body part to write (a multipart without parts)"};
+        return rep;
+    }
+    r.write(out);
+    return rep;
+}
+
+}  // namespace mhtml::pack

@@ -1,0 +1,102 @@
+// mhtml repair: files and standard streams, the JSON report, exit codes, --drop-unreferenced
+// and --target.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "cli_support.hpp"
+
+namespace mhtml {
+namespace {
+
+using test::run_cli;
+using test::temp_file;
+namespace fs = std::filesystem;
+
+// A damaged archive: LF line ends, the root typed text/plain and not first (but named by
+// start), no close delimiter, and a part nothing references.
+const std::string damaged =
+    "MIME-Version: 1.0\n"
+    "Content-Type: multipart/related; boundary=\"b\"; type=\"text/plain\"; start=\"<root@x>\"\n"
+    "\n"
+    "--b\n"
+    "Content-Type: image/png\nContent-Location: http://x.example/a.png\n"
+    "Content-Transfer-Encoding: base64\n\nAAEC\n"
+    "--b\n"
+    "Content-Type: text/plain; charset=utf-8\nContent-ID: <root@x>\n"
+    "Content-Location: http://x.example/\n\n"
+    "<!DOCTYPE html><p>hi<img src=\"a.png\">\n"
+    "--b\n"
+    "Content-Type: image/png\nContent-Location: http://x.example/lost.png\n"
+    "Content-Transfer-Encoding: base64\n\nAAED\n";
+
+std::string read(const std::string& p) {
+    std::ifstream in(p, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), {}};
+}
+
+TEST(RepairCli, FileToFileWithJsonReport) {
+    const std::string in = temp_file(damaged, ".mht");
+    const std::string out = in + ".out.mhtml";
+    const auto r = run_cli({"repair", in, "-o", out, "--json"});
+    EXPECT_EQ(r.status, 1) << r.out;  // no close delimiter: the last part may be cut
+    const auto j = nlohmann::json::parse(r.out);
+    std::set<std::string> what;
+    for (const auto& c : j["changes"]) what.insert(c["what"].get<std::string>());
+    EXPECT_TRUE(what.count("root_type"));
+    EXPECT_TRUE(what.count("root_moved"));
+    EXPECT_EQ(j["incomplete"], nlohmann::json::array({"3"}));
+    EXPECT_EQ(j["unreferenced"], nlohmann::json::array({"3"}));
+    EXPECT_EQ(j["parts"].size(), 3u);
+    EXPECT_EQ(j["parts"][0]["input_part"], "2");
+    EXPECT_EQ(j["parts"][0]["content_type"], "text/html; charset=\"utf-8\"");
+    const std::string bytes = read(out);
+    EXPECT_THAT(bytes, testing::HasSubstr("type=\"text/html\""));
+    EXPECT_THAT(bytes, testing::EndsWith("--\r\n"));
+    // The check of the output: no MUST finding.
+    const auto c = run_cli({"check", "--json", out});
+    for (const auto& f : nlohmann::json::parse(c.out)["findings"])
+        EXPECT_NE(f["level"], "error") << f.dump();
+    fs::remove(in);
+    fs::remove(out);
+}
+
+TEST(RepairCli, StandardInputToStandardOutputAndIdempotent) {
+    const auto a = run_cli({"repair", "-", "-o", "-"}, &damaged);
+    EXPECT_EQ(a.status, 1);  // the last part may be cut
+    EXPECT_THAT(a.out, testing::HasSubstr("\r\nMIME-Version: 1.0\r\n"));
+    const auto b = run_cli({"repair", "-", "-o", "-"}, &a.out);
+    EXPECT_EQ(b.status, 0);
+    EXPECT_EQ(b.out, a.out);
+}
+
+TEST(RepairCli, DropUnreferencedAndTargetRfc) {
+    const auto d = run_cli({"repair", "-", "-o", "-", "--drop-unreferenced"}, &damaged);
+    EXPECT_EQ(d.status, 1);
+    EXPECT_THAT(d.out, testing::Not(testing::HasSubstr("lost.png")));
+    const auto k = run_cli({"repair", "-", "-o", "-", "--target", "rfc"}, &damaged);
+    EXPECT_EQ(k.status, 1);
+    EXPECT_THAT(k.out, testing::HasSubstr("type=\"text/plain\""));
+}
+
+TEST(RepairCli, ExitCodes) {
+    // A cut base64 part: written, listed as incomplete, exit 1.
+    std::string cut = damaged.substr(0, damaged.find("AAEC") + 3);
+    const auto c = run_cli({"repair", "-", "-o", "-"}, &cut);
+    EXPECT_EQ(c.status, 1);
+    // Nothing to write: exit 2 with the reason.
+    const std::string empty = "Content-Type: multipart/related; boundary=\"zz\"\n\nno parts\n";
+    const auto e = run_cli({"repair", "-", "-o", "-", "--json"}, &empty);
+    EXPECT_EQ(e.status, 2);
+    // Usage.
+    EXPECT_EQ(run_cli(std::vector<std::string>{"repair", "-"}).status, 2);
+    EXPECT_EQ(run_cli({"repair", "/nonexistent/x.mht", "-o", "-"}).status, 2);
+}
+
+}  // namespace
+}  // namespace mhtml

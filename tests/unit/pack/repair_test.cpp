@@ -1,0 +1,374 @@
+// pack::repair: damaged variants of a clean archive come back with the clean one's parts,
+// labels and references, in a canonical form (no parser finding, no MUST finding), and
+// repairing twice gives the same octets.
+#include "mhtml/pack/repair.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/archive/check.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/pack/writer.hpp"
+
+namespace mhtml {
+namespace {
+
+using pack::resource;
+
+resource res(std::string label, std::string type, std::string data) {
+    resource r;
+    r.label = std::move(label);
+    r.content_type = std::move(type);
+    r.data = std::move(data);
+    return r;
+}
+
+std::string binary(std::size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::string s(n, '\0');
+    for (char& c : s) c = static_cast<char>(rng());
+    return s;
+}
+
+const std::string page =
+    "<!DOCTYPE html><html><head><title>Clean</title>"
+    "<link rel=stylesheet href=\"s.css\"></head>\n<body><p>text\n<img src=\"img/a.png\">"
+    "<img src=\"b.gif\"></body></html>\n";
+const std::string css = "body { background: url(bg.png) }\n";
+const std::string png = binary(3000, 1), gif = binary(700, 2), bg = binary(90, 3);
+
+/// The clean archive: the writer's, with a Date that repair keeps.
+std::string clean_archive(pack::writer_options o = {}) {
+    o.date_field = "Tue, 24 Nov 2026 10:00:00 +0000";
+    o.boundary = "=_clean";
+    std::string out;
+    pack::string_sink sink(out);
+    const std::vector<resource> others = {
+        res("http://x.example/s.css", "text/css; charset=utf-8", css),
+        res("http://x.example/img/a.png", "image/png", png),
+        res("http://x.example/b.gif", "image/gif", gif),
+        res("http://x.example/bg.png", "image/png", bg)};
+    const auto r = pack::write_archive(
+        sink, res("http://x.example/", "text/html; charset=utf-8", page), others, o);
+    EXPECT_TRUE(r.ok());
+    return out;
+}
+
+/// The label -> decoded octets of every part of `bytes` (text with LF line ends), its root's
+/// label first.
+std::vector<std::pair<std::string, std::string>> contents(const std::string& bytes) {
+    const auto doc = mime::document::parse(bytes);
+    const auto ar = archive::aggregate::build(doc);
+    std::vector<std::pair<std::string, std::string>> out;
+    const auto root = ar.main_root();
+    auto add = [&](const mime::part_view& p) {
+        std::string d;
+        p.decode_to(d);
+        if (p.content_type().type == "text") {
+            std::string lf;
+            for (std::size_t i = 0; i < d.size(); ++i)
+                if (!(d[i] == '\r' && i + 1 < d.size() && d[i + 1] == '\n')) lf += d[i];
+            d = lf;
+        }
+        out.emplace_back(ar.info(p).location.value_or(""), d);
+    };
+    add(root);
+    for (const auto& p : doc.parts())
+        if (p.is_leaf() && !(p == root)) add(p);
+    return out;
+}
+
+struct repaired {
+    std::string bytes;
+    pack::repair_report report;
+};
+
+repaired repair(const std::string& in, pack::repair_options o = {}) {
+    repaired r;
+    pack::string_sink sink(r.bytes);
+    r.report = pack::repair_bytes(in, sink, o);
+    EXPECT_TRUE(r.report.ok());
+    return r;
+}
+
+bool has_change(const pack::repair_report& r, std::string_view what) {
+    for (const auto& c : r.changes)
+        if (c.what == what) return true;
+    return false;
+}
+
+/// What every repaired output must be: strictly CRLF, read with no parser finding at all,
+/// no MUST finding from check, the root first and typed text/html, and the same octets when
+/// repaired again.
+void expect_canonical(const std::string& out) {
+    for (std::size_t i = 0; i < out.size(); ++i)
+        if (out[i] == '\n') {
+            ASSERT_TRUE(i > 0 && out[i - 1] == '\r') << "bare LF at " << i;
+        }
+    const auto doc = mime::document::parse(out);
+    for (const auto& d : doc.diagnostics())
+        EXPECT_LT(d.sev, severity::warning) << code_name(d.code) << ": " << d.message;
+    const auto findings = archive::check(doc);
+    for (const auto& f : findings)
+        EXPECT_NE(f.level, archive::finding_level::error) << f.requirement << ": " << f.message;
+    const auto ar = archive::aggregate::build(doc);
+    ASSERT_FALSE(ar.related().empty());
+    EXPECT_EQ(ar.related()[0].members.front(), ar.main_root());
+    EXPECT_EQ(ar.main_root().content_type().essence(), "text/html");
+    EXPECT_THAT(out, testing::HasSubstr("type=\"text/html\""));
+    const auto again = repair(out);
+    EXPECT_EQ(again.bytes, out) << "repair is not idempotent";
+}
+
+std::string replace_all(std::string_view s, std::string_view from, std::string_view to) {
+    std::string out;
+    std::size_t at = 0;
+    for (std::size_t hit; (hit = s.find(from, at)) != std::string_view::npos;
+         at = hit + from.size()) {
+        out.append(s.substr(at, hit - at));
+        out.append(to);
+    }
+    out.append(s.substr(at));
+    return out;
+}
+
+TEST(Repair, CleanArchiveKeepsEveryPartAndLabel) {
+    const std::string in = clean_archive();
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(in));
+    EXPECT_TRUE(r.report.incomplete.empty());
+    EXPECT_TRUE(r.report.unreferenced.empty());
+    for (const auto& c : r.report.changes) ADD_FAILURE() << "change on a clean archive: " << c.why;
+}
+
+TEST(Repair, LfOnlyAndMixedLineEnds) {
+    const std::string clean = clean_archive();
+    const std::string lf = replace_all(clean, "\r\n", "\n");
+    const auto r = repair(lf);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+    // Mixed: every other line end LF.
+    std::string mixed;
+    bool flip = false;
+    for (std::size_t i = 0; i < clean.size(); ++i) {
+        if (clean[i] == '\r' && i + 1 < clean.size() && clean[i + 1] == '\n' && (flip = !flip))
+            continue;
+        mixed += clean[i];
+    }
+    const auto m = repair(mixed);
+    expect_canonical(m.bytes);
+    EXPECT_EQ(contents(m.bytes), contents(clean));
+}
+
+TEST(Repair, QuotedPrintableSoftBreaksWithLf) {
+    pack::writer_options o;
+    std::string clean = clean_archive(o);
+    ASSERT_THAT(clean, testing::HasSubstr("quoted-printable"));
+    // `=` CRLF soft breaks written `=` LF (the rest CRLF), and a long QP line.
+    const std::string bad = replace_all(clean, "=\r\n", "=\n");
+    const auto r = repair(bad);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+}
+
+TEST(Repair, Base64WithLfBreaksBlanksAndABadCharacter) {
+    const std::string clean = clean_archive();
+    std::string bad = clean;
+    // In the first base64 body: LF breaks, trailing spaces, one character outside the alphabet
+    // (skipped by every reader, RFC 2045 §6.8).
+    const std::size_t at = bad.find("Content-Transfer-Encoding: base64\r\n");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t body = bad.find("\r\n\r\n", at) + 4;
+    const std::size_t end = bad.find("\r\n--", body);
+    std::string b64 = bad.substr(body, end - body);
+    b64 = replace_all(b64, "\r\n", "  \n");
+    b64.insert(10, "!");
+    bad.replace(body, end - body, b64);
+    const auto r = repair(bad);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+}
+
+TEST(Repair, TransportPaddingAndMissingCloseDelimiter) {
+    const std::string clean = clean_archive();
+    std::string bad = replace_all(clean, "--=_clean\r\n", "--=_clean  \t\r\n");
+    bad = bad.substr(0, bad.rfind("--=_clean--"));
+    const auto r = repair(bad);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("--\r\n"));
+}
+
+TEST(Repair, TruncatedFileKeepsWhatSurvivedAndSaysSo) {
+    const std::string clean = clean_archive();
+    // Cut inside the third part's body (img/a.png, base64).
+    const std::size_t at = clean.find("Content-Location: http://x.example/img/a.png");
+    ASSERT_NE(at, std::string::npos);
+    const std::string cut = clean.substr(0, clean.find("\r\n\r\n", at) + 4 + 1001);
+    const auto r = repair(cut);
+    expect_canonical(r.bytes);
+    const auto got = contents(r.bytes);
+    const auto want = contents(clean);
+    ASSERT_EQ(got.size(), 3u);  // page, s.css, what is left of a.png
+    EXPECT_EQ(got[0], want[0]);
+    EXPECT_EQ(got[1], want[1]);
+    EXPECT_EQ(got[2].first, want[2].first);
+    EXPECT_EQ(got[2].second, want[2].second.substr(0, got[2].second.size()));
+    EXPECT_EQ(r.report.incomplete, std::vector<std::string>{"3"});
+    EXPECT_TRUE(has_change(r.report, "incomplete"));
+}
+
+TEST(Repair, BomAndBlankLineBeforeTheHeaders) {
+    const std::string clean = clean_archive();
+    for (const std::string prefix : {"\xEF\xBB\xBF", "\r\n", "\xEF\xBB\xBF\r\n"}) {
+        std::string in = prefix;
+        in += clean;
+        const auto r = repair(in);
+        expect_canonical(r.bytes);
+        EXPECT_EQ(contents(r.bytes), contents(clean)) << prefix.size();
+        EXPECT_TRUE(has_change(r.report, "leading_junk"));
+    }
+}
+
+TEST(Repair, MHT_7_6_HtmlRootTypedTextPlainOrXhtml) {
+    const std::string clean = clean_archive();
+    for (const std::string type : {"text/plain", "application/xhtml+xml"}) {
+        std::string bad = replace_all(clean, "Content-Type: text/html; charset=\"utf-8\"",
+                                      "Content-Type: " + type + "; charset=\"utf-8\"");
+        bad = replace_all(bad, "type=\"text/html\"", "type=\"" + type + "\"");
+        const auto r = repair(bad);
+        expect_canonical(r.bytes);
+        EXPECT_EQ(contents(r.bytes), contents(clean)) << type;
+        EXPECT_TRUE(has_change(r.report, "root_type")) << type;
+        // RFC 2557 alone: the type is kept.
+        pack::repair_options rfc;
+        rfc.target = pack::repair_target::rfc;
+        const auto k = repair(bad, rfc);
+        EXPECT_FALSE(has_change(k.report, "root_type"));
+        EXPECT_THAT(k.bytes, testing::HasSubstr("type=\"" + type + "\""));
+    }
+}
+
+TEST(Repair, MHT_7_7_RootNotFirstIsWrittenFirst) {
+    pack::writer_options o;
+    o.root_position = 2;  // root third, named by start
+    const std::string in = clean_archive(o);
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean_archive()));
+    EXPECT_TRUE(has_change(r.report, "root_moved"));
+    EXPECT_THAT(r.bytes, testing::Not(testing::HasSubstr("start=")));
+}
+
+TEST(Repair, MHT_4_2_3_RelativeLabelsBecomeAbsolute) {
+    // Relative Content-Locations resolved against the message's Content-Location.
+    const std::string in =
+        "MIME-Version: 1.0\r\nContent-Location: http://x.example/dir/\r\n"
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-Location: index.html\r\n\r\n"
+        "<img src=\"a.png\">\r\n"
+        "--b\r\nContent-Type: image/png\r\nContent-Location: a.png\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n--b--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Location: http://x.example/dir/index.html"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Location: http://x.example/dir/a.png"));
+    EXPECT_TRUE(has_change(r.report, "label_resolved"));
+    EXPECT_FALSE(has_change(r.report, "reference_rewritten"));  // a header fix is enough
+    EXPECT_TRUE(r.report.unreferenced.empty());
+}
+
+TEST(Repair, MHT_4_4_1_LenientReferenceIsRewritten) {
+    // `a%20b.png` names the part labelled `a b.png` only by a lenient match (another
+    // percent-encoding), and `img.png#x` one with a fragment Chromium would look up.
+    const std::string in =
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n"
+        "<img src=\"a%2Fb.png\"><img src=\"img.png#x\">\r\n"
+        "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/a/b.png\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n"
+        "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/img.png\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\nAAED\r\n--b--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    const auto doc = mime::document::parse(r.bytes);
+    const auto ar = archive::aggregate::build(doc);
+    std::string root;
+    ar.main_root().decode_to(root);
+    EXPECT_THAT(root, testing::HasSubstr("src=\"http://x.example/img.png\""));
+    EXPECT_TRUE(has_change(r.report, "reference_rewritten"));
+    // Every reference resolves strictly now.
+    archive::aggregate_options strict;
+    strict.strict = true;
+    const auto sa = archive::aggregate::build(doc, strict);
+    for (const auto& ref : sa.references(sa.main_root()).refs) {
+        const auto res = sa.resolve(sa.main_root(), ref);
+        if (ar.resolve(ar.main_root(), ref).target) {
+            EXPECT_TRUE(res.target) << ref.url;
+        }
+    }
+}
+
+TEST(Repair, ArchiveWrappedInMessageRfc822IsFlattened) {
+    const std::string clean = clean_archive();
+    std::string wrapped =
+        "MIME-Version: 1.0\r\nSubject: fwd\r\nContent-Type: message/rfc822\r\n\r\n";
+    wrapped += clean;
+    const auto r = repair(wrapped);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+}
+
+TEST(Repair, TopLevelTypeNotMultipartOverAMultipartBody) {
+    const std::string clean = clean_archive();
+    const std::size_t at = clean.find("Content-Type: multipart/related;");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t end = clean.find("\r\n\r\n", at);
+    std::string bad = clean;
+    bad.replace(at, end - at, "Content-Type: text/plain");
+    const auto r = repair(bad);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+    EXPECT_TRUE(has_change(r.report, "top_type"));
+}
+
+TEST(Repair, UnreferencedPartsAreKeptOrDropped) {
+    std::string in = clean_archive();
+    const std::string extra =
+        "--=_clean\r\nContent-Type: image/png\r\nContent-Location: http://x.example/lost.png\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n";
+    in.insert(in.rfind("--=_clean--"), extra);
+    const auto kept = repair(in);
+    expect_canonical(kept.bytes);
+    ASSERT_EQ(kept.report.unreferenced.size(), 1u);
+    EXPECT_THAT(kept.bytes, testing::HasSubstr("lost.png"));
+    pack::repair_options o;
+    o.drop_unreferenced = true;
+    const auto dropped = repair(in, o);
+    EXPECT_EQ(dropped.report.dropped, kept.report.unreferenced);
+    EXPECT_THAT(dropped.bytes, testing::Not(testing::HasSubstr("lost.png")));
+    EXPECT_EQ(contents(dropped.bytes), contents(clean_archive()));
+}
+
+TEST(Repair, CombinedDamage) {
+    const std::string clean = clean_archive();
+    std::string bad = "\xEF\xBB\xBF";
+    bad += replace_all(clean, "\r\n", "\n");
+    bad = bad.substr(0, bad.rfind("--=_clean--"));
+    bad = replace_all(bad, "Content-Type: text/html; charset=\"utf-8\"",
+                      "Content-Type: text/plain; charset=\"utf-8\"");
+    const auto r = repair(bad);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+}
+
+}  // namespace
+}  // namespace mhtml
