@@ -38,6 +38,16 @@ std::string hex_sha256(std::string_view s) {
     return out;
 }
 
+// A Content-ID the writer can write as it is: printable ASCII, no brackets or white space.
+bool writable_id(std::string_view id) {
+    if (id.empty() || id.size() > 900) return false;
+    for (const char ch : id) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>') return false;
+    }
+    return true;
+}
+
 std::string_view without_fragment(std::string_view u) {
     return u.substr(0, std::min(u.find('#'), u.size()));
 }
@@ -276,6 +286,17 @@ bool repairer::plan() {
             l.label.clear();
         }
         if (l.content_id.empty()) l.content_id = p.content_id().value_or("");
+        if (!l.content_id.empty() && !writable_id(l.content_id)) {
+            // The writer would replace it with a random one: a stable one instead.
+            const std::string fresh = "repair-" +
+                                      hex_sha256(l.content_id + '\n' + p.path()).substr(0, 24) +
+                                      "@mhtml.invalid";
+            change("content_id_replaced", p, p.input_offset(),
+                   "Content-ID '" + l.content_id + "' cannot be written as a msg-id; written as '" +
+                       fresh + "'",
+                   "CID-2");
+            l.content_id = fresh;
+        }
         l.type = type_of(p, leaves_.empty());
         by_index_[p.index()] = leaves_.size();
         leaves_.push_back(std::move(l));
@@ -313,12 +334,10 @@ void repairer::write(sink& out) {
     wo.root_position = 0;
     wo.mail = false;
     const mime::part_view top = doc_.parts().front();
-    // Deterministic: a boundary made from the root's label and id, the input's Date and
-    // Subject (repair(repair(x)) == repair(x)).
-    if (wo.boundary.empty())
-        wo.boundary =
-            "----=_mhtml-repair-" +
-            hex_sha256(leaves_.front().label + '\n' + leaves_.front().content_id).substr(0, 24);
+    // Deterministic (repair(repair(x)) == repair(x)): one fixed boundary, and the input's Date
+    // and Subject. A fixed boundary is safe: it holds "=_", which no base64 or
+    // quoted-printable body can, and the writer proves it absent from any 7bit one.
+    if (wo.boundary.empty()) wo.boundary = "----=_mhtml-repair";
     if (!wo.date && wo.date_field.empty())
         if (auto h = top.header("Date")) wo.date_field = h->value();
     if (!wo.subject)

@@ -94,6 +94,22 @@ bool usable_boundary(std::string_view b) {
     return true;
 }
 
+/// `s` with each run of C0 controls and DEL made one space, white space collapsed and trimmed.
+std::string without_controls(std::string_view s) {
+    std::string out;
+    for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        const bool space = c <= 0x20 || c == 0x7f;
+        if (space) {
+            if (!out.empty() && out.back() != ' ') out += ' ';
+        } else {
+            out += ch;
+        }
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
 /// RFC 5322 §3.3 date-time in UTC.
 std::string format_date(std::chrono::system_clock::time_point tp) {
     static constexpr std::array<const char*, 7> days = {"Sun", "Mon", "Tue", "Wed",
@@ -1091,14 +1107,15 @@ void writer::state::top_header(const prepared& root) {
         if (!opt.from.empty()) field("From", mail_address(opt.from), "");
         if (!opt.to.empty()) field("To", mail_address(opt.to), "");
     }
+    // Control characters never go into the Subject (they would garble or void the field):
+    // each run becomes one space. A given subject with nothing else gives way to the title.
     std::string subject;
-    if (opt.subject) {
-        subject = *opt.subject;
-    } else if (ascii::iequals(root.content_type.substr(0, root.content_type.find(';')),
-                              "text/html")) {
+    if (opt.subject) subject = without_controls(*opt.subject);
+    if (subject.empty() &&
+        ascii::iequals(root.content_type.substr(0, root.content_type.find(';')), "text/html")) {
         subject = html_title(root.body().substr(0, std::size_t{1} << 20), root.charset);
         if (subject.size() > 400) subject.resize(400);
-        subject = utf8::sanitized(subject);
+        subject = without_controls(utf8::sanitized(subject));
     }
     if (!subject.empty()) field("Subject", unstructured("Subject", subject), "");
     if (opt.date_field.empty() || !field("Date", opt.date_field, ""))

@@ -26,9 +26,9 @@
 ///    with what was recovered, and listed as incomplete.
 /// Decoded octets are never changed otherwise (text line ends become CRLF, MHT-11.4).
 ///
-/// Deterministic: the boundary is made from the root's label, the Date and Subject are kept
-/// from the input, so repair(repair(x)) is repair(x) byte for byte once x had a Date (the
-/// first repair of an archive without one writes the time it ran).
+/// Deterministic: the boundary is a fixed one (with "=_", so no encoded body can hold it), the
+/// Date and Subject are kept from the input, so repair(repair(x)) is repair(x) byte for byte once x
+/// had a Date (the first repair of an archive without one writes the time it ran).
 #include <cstdint>
 #include <string>
 #include <string_view>

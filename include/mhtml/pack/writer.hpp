@@ -139,8 +139,9 @@ struct writer_options {
     /// The Date field's value as given (an archive's own, kept by repair); used instead of
     /// `date` when not empty, if it is a legal field value.
     std::string date_field;
-    /// The Subject field (UTF-8; RFC 2047-encoded when not ASCII); when unset, the root's
-    /// `<title>`, and no Subject when it has none.
+    /// The Subject field (UTF-8; RFC 2047-encoded when not ASCII; control characters made
+    /// spaces); when unset or nothing but white space, the root's `<title>`, and no Subject
+    /// when it has none.
     std::optional<std::string> subject;
     /// Write Chromium's `Snapshot-Content-Location` (the root's label, when absolute).
     bool snapshot_content_location = true;

@@ -410,7 +410,9 @@ TEST(Writer, FieldsCannotInjectHeaders) {
     auto w = write(res("http://x.example/", "text/html", page), {r}, o);
     verify(w, {page, "a\r\n"});
     EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("text/evil")));
-    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("Bcc:")));
+    // The subject's line break is made a space: its text stays in the Subject field.
+    EXPECT_THAT(w.bytes, testing::StartsWith("Subject: hi Bcc: victim@example.com\r\n"));
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("\nBcc:")));
     EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
 }
 
@@ -720,6 +722,23 @@ TEST(Writer, HtmlToText) {
               "a\r\nb <c>\r\nx\r\n  y\r\n");
     EXPECT_EQ(mhtml::pack::html_title("<title> a\n b </title>", "utf-8"), "a b");
     EXPECT_EQ(mhtml::pack::html_title("<title>caf\xE9</title>", "windows-1252"), "caf\xC3\xA9");
+}
+
+// Control characters never reach the Subject; a subject of nothing else gives way to the
+// title (so that reading the Subject back and writing it again gives the same field).
+TEST(Writer, SubjectWithoutControlCharacters) {
+    const std::string titled = "<title>T\x01itle</title>";
+    for (const auto& [given, want] : std::vector<std::pair<std::string, std::string>>{
+             {std::string("a\x7f\x00"
+                          "b\r\n c",
+                          8),
+              "Subject: a b c\r\n"},
+             {std::string("\x00\x01 \t", 4), "Subject: T itle\r\n"}}) {
+        writer_options o;
+        o.subject = given;
+        const auto w = write(res("http://x.example/", "text/html", titled), {}, o);
+        EXPECT_THAT(w.bytes, testing::HasSubstr(want));
+    }
 }
 
 TEST(Writer, NonAsciiSubjectIsEncoded) {
