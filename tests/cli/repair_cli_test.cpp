@@ -60,8 +60,8 @@ TEST(RepairCli, FileToFileWithJsonReport) {
     EXPECT_THAT(bytes, testing::EndsWith("--\r\n"));
     // The check of the output: no MUST finding.
     const auto c = run_cli({"check", "--json", out});
-    for (const auto& f : nlohmann::json::parse(c.out)["findings"])
-        EXPECT_NE(f["level"], "error") << f.dump();
+    const auto findings = nlohmann::json::parse(c.out);
+    for (const auto& f : findings["findings"]) EXPECT_NE(f["level"], "error") << f.dump();
     fs::remove(in);
     fs::remove(out);
 }
