@@ -32,11 +32,7 @@ std::string sha256(std::string_view s) {
 }
 
 resource res(std::string label, std::string type, std::string data) {
-    resource r;
-    r.label = std::move(label);
-    r.content_type = std::move(type);
-    r.data = std::move(data);
-    return r;
+    return resource::from_data(std::move(label), std::move(type), std::move(data));
 }
 
 struct expected_leaf {

@@ -142,36 +142,9 @@ void write_json(std::string& out, const pack_cli_options& o, const pack::collect
     w.string(r.boundary);
     w.key("parts");
     w.begin_array();
-    for (const auto& p : r.parts) {
-        w.begin_object();
-        w.key("index");
-        w.number(p.index);
-        w.key("origin");
-        w.string(p.index < c.resources.size() ? c.resources[p.index].origin : std::string());
-        w.key("path");
-        w.string(p.path);
-        w.key("label");
-        w.string(p.label);
-        w.key("content_id");
-        w.string(p.content_id);
-        w.key("content_type");
-        w.string(p.content_type);
-        w.key("transfer_encoding");
-        w.string(p.transfer_encoding);
-        w.key("written");
-        w.boolean(p.written);
-        w.key("external");
-        w.boolean(p.external);
-        w.key("source_size");
-        w.number(p.source_size);
-        w.key("decoded_size");
-        w.number(p.decoded_size);
-        w.key("encoded_size");
-        w.number(p.encoded_size);
-        w.key("offset");
-        w.number(p.offset);
-        w.end_object();
-    }
+    for (const auto& p : r.parts)
+        write_part_report(w, p, "origin",
+                          p.index < c.resources.size() ? c.resources[p.index].origin : "");
     w.end_array();
     w.key("references");
     w.begin_array();
@@ -229,24 +202,8 @@ void write_json(std::string& out, const pack_cli_options& o, const pack::collect
     // Collection diagnostics name a source document; writing diagnostics an output part.
     w.key("diagnostics");
     w.begin_array();
-    auto diag = [&](const diagnostic& d, std::string_view stage) {
-        w.begin_object();
-        w.key("stage");
-        w.string(stage);
-        w.key("severity");
-        w.string(severity_name(d.sev));
-        w.key("code");
-        w.string(code_name(d.code));
-        w.key("path");
-        w.string(d.part_path);
-        w.key("offset");
-        w.number(d.offset);
-        w.key("message");
-        w.string(d.message);
-        w.end_object();
-    };
-    for (const auto& d : c.diagnostics) diag(d, "collect");
-    for (const auto& d : r.diagnostics) diag(d, "write");
+    for (const auto& d : c.diagnostics) write_staged_diagnostic(w, d, "collect");
+    for (const auto& d : r.diagnostics) write_staged_diagnostic(w, d, "write");
     w.end_array();
     w.end_object();
     out += '\n';

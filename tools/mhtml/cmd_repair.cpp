@@ -72,47 +72,13 @@ void write_json(std::string& out, const repair_cli_options& o, const pack::repai
     paths("dropped", r.dropped);
     w.key("parts");
     w.begin_array();
-    for (const auto& p : r.written.parts) {
-        w.begin_object();
-        w.key("input_part");
-        w.string(p.index < r.inputs.size() ? r.inputs[p.index] : std::string());
-        w.key("path");
-        w.string(p.path);
-        w.key("label");
-        w.string(p.label);
-        w.key("content_id");
-        w.string(p.content_id);
-        w.key("content_type");
-        w.string(p.content_type);
-        w.key("transfer_encoding");
-        w.string(p.transfer_encoding);
-        w.key("written");
-        w.boolean(p.written);
-        w.key("decoded_size");
-        w.number(p.decoded_size);
-        w.end_object();
-    }
+    for (const auto& p : r.written.parts)
+        write_part_report(w, p, "input_part", p.index < r.inputs.size() ? r.inputs[p.index] : "");
     w.end_array();
     w.key("diagnostics");
     w.begin_array();
-    auto diag = [&](const diagnostic& d, std::string_view stage) {
-        w.begin_object();
-        w.key("stage");
-        w.string(stage);
-        w.key("severity");
-        w.string(severity_name(d.sev));
-        w.key("code");
-        w.string(code_name(d.code));
-        w.key("path");
-        w.string(d.part_path);
-        w.key("offset");
-        w.number(d.offset);
-        w.key("message");
-        w.string(d.message);
-        w.end_object();
-    };
-    for (const auto& d : r.read) diag(d, "read");
-    for (const auto& d : r.written.diagnostics) diag(d, "write");
+    for (const auto& d : r.read) write_staged_diagnostic(w, d, "read");
+    for (const auto& d : r.written.diagnostics) write_staged_diagnostic(w, d, "write");
     w.end_array();
     w.end_object();
     out += '\n';

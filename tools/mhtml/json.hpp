@@ -10,6 +10,10 @@
 
 #include "mhtml/diagnostic.hpp"
 
+namespace mhtml::pack {
+struct part_report;
+}
+
 namespace mhtml::cli {
 
 class json_writer {
@@ -76,6 +80,17 @@ private:
 /// Writes `"diagnostics": [{severity, code, [path,] offset, message}, ...]` (the key too).
 /// `with_path` adds the part path, for diagnostics that belong to a part of a document.
 void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, bool with_path);
+
+/// One written part as `{index, ORIGIN_KEY: origin, path, label, content_id, content_type,
+/// transfer_encoding, written, external, source_size, decoded_size, encoded_size, offset}`
+/// (pack names where it came from `origin`, repair the input part `input_part`).
+void write_part_report(json_writer& w, const pack::part_report& p, std::string_view origin_key,
+                       std::string_view origin);
+
+/// One diagnostic as `{stage, severity, code, path, offset, message}` (an array element), for
+/// commands whose diagnostics come from several stages (pack: collect, write; repair: read,
+/// write).
+void write_staged_diagnostic(json_writer& w, const diagnostic& d, std::string_view stage);
 
 /// Text for one line of a listing: control octets become '?'; longer than `max` octets,
 /// the rest is replaced by "...".

@@ -51,6 +51,15 @@ struct resource {
     /// Content-ID, Content-Base, Content-Encoding, Content-Length, MIME-Version), any field
     /// check_field refuses, and a Content-MD5 that a conversion made stale (MHT-11.5).
     std::vector<std::pair<std::string, std::string>> fields;
+
+    /// A resource held in memory: its label, type and octets.
+    static resource from_data(std::string label, std::string content_type, std::string data) {
+        resource r;
+        r.label = std::move(label);
+        r.content_type = std::move(content_type);
+        r.data = std::move(data);
+        return r;
+    }
 };
 
 }  // namespace mhtml::pack

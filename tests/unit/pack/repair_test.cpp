@@ -22,11 +22,7 @@ namespace {
 using pack::resource;
 
 resource res(std::string label, std::string type, std::string data) {
-    resource r;
-    r.label = std::move(label);
-    r.content_type = std::move(type);
-    r.data = std::move(data);
-    return r;
+    return resource::from_data(std::move(label), std::move(type), std::move(data));
 }
 
 std::string binary(std::size_t n, unsigned seed) {

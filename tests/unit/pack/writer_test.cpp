@@ -35,11 +35,7 @@ using mhtml::pack::writer_options;
 namespace {
 
 resource res(std::string label, std::string type, std::string data) {
-    resource r;
-    r.label = std::move(label);
-    r.content_type = std::move(type);
-    r.data = std::move(data);
-    return r;
+    return resource::from_data(std::move(label), std::move(type), std::move(data));
 }
 
 struct written {
