@@ -1,0 +1,175 @@
+"""Chromium shows what `mhtml repair` makes of a damaged archive as it shows the clean one
+(issue 14).
+
+A clean archive is packed from the `refs` site of pack_test.py (every kind of reference:
+images, srcset, picture, style sheets with @import and url(), a web font, an SVG image) with
+`--base` set to an http URL, and rendered in headless Chromium as an .mhtml file. Damaged
+variants of it are made here, one per kind of damage (and one with several at once); each is
+repaired with `mhtml repair`, and the repaired archive must render pixel-identical to the
+clean one, ask nothing of any server, and have no MUST finding in `mhtml check`.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import chromium  # noqa: E402
+import pack_test  # noqa: E402
+
+MHTML = os.environ.get("MHTML_BIN", "mhtml")
+ARTIFACTS = os.environ.get("MHTML_BROWSER_ARTIFACTS")
+BASE = "http://127.0.0.1:9/refs/"  # a label only: nothing is fetched from it
+
+
+def run_mhtml(*args: str, ok=(0,)) -> subprocess.CompletedProcess:
+    r = subprocess.run([MHTML, *args], capture_output=True, timeout=120)
+    if r.returncode not in ok:
+        raise AssertionError(f"mhtml {' '.join(args)}: exit {r.returncode}: {r.stderr.decode()}")
+    return r
+
+
+def boundary_of(archive: bytes) -> bytes:
+    return re.search(rb'boundary="([^"]+)"', archive).group(1)
+
+
+def parts_of(archive: bytes) -> tuple[bytes, list[bytes], bytes]:
+    """Header block, body parts (without their delimiter lines), epilogue."""
+    b = boundary_of(archive)
+    head, _, rest = archive.partition(b"\r\n--" + b + b"\r\n")
+    body, _, tail = rest.partition(b"\r\n--" + b + b"--")
+    return head, body.split(b"\r\n--" + b + b"\r\n"), tail
+
+
+def join_parts(head: bytes, parts: list[bytes], tail: bytes, b: bytes) -> bytes:
+    return head + b"\r\n--" + b + b"\r\n" + (b"\r\n--" + b + b"\r\n").join(parts) + \
+        b"\r\n--" + b + b"--" + tail
+
+
+def lf_only(a: bytes) -> bytes:
+    return a.replace(b"\r\n", b"\n")
+
+
+def qp_soft_breaks_lf(a: bytes) -> bytes:
+    return a.replace(b"=\r\n", b"=\n")
+
+
+def base64_lf_and_blanks(a: bytes) -> bytes:
+    head, parts, tail = parts_of(a)
+    out = []
+    for p in parts:
+        h, _, body = p.partition(b"\r\n\r\n")
+        if b"Content-Transfer-Encoding: base64" in h:
+            body = body.replace(b"\r\n", b"  \n")
+        out.append(h + b"\r\n\r\n" + body)
+    return join_parts(head, out, tail, boundary_of(a))
+
+
+def no_close_delimiter(a: bytes) -> bytes:
+    return a[:a.rindex(b"\r\n--" + boundary_of(a) + b"--")] + b"\r\n"
+
+
+def bom_and_blank_line(a: bytes) -> bytes:
+    return b"\xef\xbb\xbf\r\n" + a
+
+
+def root_typed_text_plain(a: bytes) -> bytes:
+    head, parts, tail = parts_of(a)
+    parts[0] = parts[0].replace(b"Content-Type: text/html", b"Content-Type: text/plain", 1)
+    head = head.replace(b'type="text/html"', b'type="text/plain"', 1)
+    return join_parts(head, parts, tail, boundary_of(a))
+
+
+def root_not_first(a: bytes) -> bytes:
+    head, parts, tail = parts_of(a)
+    parts = parts[1:2] + parts[:1] + parts[2:]
+    head = head.replace(b'type="text/html"', b'type="text/css"', 1)
+    return join_parts(head, parts, tail, boundary_of(a))
+
+
+def wrapped_in_message(a: bytes) -> bytes:
+    return b"MIME-Version: 1.0\r\nSubject: Fwd\r\nContent-Type: message/rfc822\r\n\r\n" + a
+
+
+def combined(a: bytes) -> bytes:
+    return lf_only(bom_and_blank_line(no_close_delimiter(root_typed_text_plain(a))))
+
+
+DAMAGES = [lf_only, qp_soft_breaks_lf, base64_lf_and_blanks, no_close_delimiter,
+           bom_and_blank_line, root_typed_text_plain, root_not_first, wrapped_in_message,
+           combined]
+
+
+class RepairRendersAsClean(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.work = tempfile.mkdtemp(prefix="mhtml-repair-")
+        site = os.path.join(cls.work, "refs")
+        for path, data in pack_test.sites()["refs"].items():
+            full = os.path.join(site, path)
+            os.makedirs(os.path.dirname(full), exist_ok=True)
+            with open(full, "wb") as f:
+                f.write(data)
+        cls.clean = os.path.join(cls.work, "clean.mhtml")
+        # 1: the site names a missing image on purpose.
+        run_mhtml("pack", site, "--base", BASE, "-o", cls.clean, ok=(0, 1))
+        with open(cls.clean, "rb") as f:
+            cls.clean_bytes = f.read()
+        cls.browser = chromium.Browser()
+        cls.reference = cls.browser.render("file://" + cls.clean, timeout=90)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.browser.close()
+        shutil.rmtree(cls.work, ignore_errors=True)
+
+    def keep(self, label: str, files: dict[str, bytes]) -> None:
+        if not ARTIFACTS:
+            return
+        folder = os.path.join(ARTIFACTS, "repair", label)
+        os.makedirs(folder, exist_ok=True)
+        for file, data in files.items():
+            with open(os.path.join(folder, file), "wb") as f:
+                f.write(data)
+
+    def test_clean_archive_shows_its_images(self):
+        # The reference is a real page: its images loaded from the archive.
+        self.assertEqual(self.reference.network, [])
+        self.assertGreater(len(self.reference.from_cache) + len(self.reference.requests), 5)
+
+    def test_repaired_variants_render_as_the_clean_archive(self):
+        for damage in DAMAGES:
+            with self.subTest(damage=damage.__name__):
+                bad = os.path.join(self.work, damage.__name__ + ".mht")
+                out = os.path.join(self.work, damage.__name__ + ".repaired.mhtml")
+                with open(bad, "wb") as f:
+                    f.write(damage(self.clean_bytes))
+                report = json.loads(run_mhtml("repair", bad, "-o", out, "--json",
+                                              ok=(0, 1)).stdout)
+                check = json.loads(run_mhtml("check", "--json", out, ok=(0, 1)).stdout)
+                must = [f for f in check["findings"] if f["level"] == "error"]
+                self.assertEqual(must, [], f"{damage.__name__}: MUST findings")
+                r = self.browser.render("file://" + out, timeout=90)
+                self.assertEqual(r.network, [], f"{damage.__name__}: asked a server")
+                diff = chromium.compare_png(self.reference.png, r.png)
+                if not diff.identical:
+                    with open(bad, "rb") as f:
+                        damaged = f.read()
+                    with open(out, "rb") as f:
+                        repaired = f.read()
+                    self.keep(damage.__name__, {"clean.png": self.reference.png,
+                                                "repaired.png": r.png, "damaged.mht": damaged,
+                                                "repaired.mhtml": repaired,
+                                                "report.json": json.dumps(report).encode()})
+                self.assertTrue(diff.identical,
+                                f"{damage.__name__}: {diff.differing_pixels} pixels differ from "
+                                f"the clean archive in {diff.bbox}")
+
+
+if __name__ == "__main__":
+    unittest.main()
