@@ -57,7 +57,8 @@ file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
         fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd_ < 0 && errno != EEXIST) break;
     }
-    if (fd_ < 0) error_ = "cannot create " + temp_.string() + ": " + std::generic_category().message(errno);
+    if (fd_ < 0)
+        error_ = "cannot create " + temp_.string() + ": " + std::generic_category().message(errno);
 }
 
 file_sink::~file_sink() {
@@ -85,7 +86,8 @@ bool file_sink::commit() {
         return false;
     }
     if (::rename(temp_.c_str(), path_.c_str()) != 0) {
-        error_ = "cannot rename to " + path_.string() + ": " + std::generic_category().message(errno);
+        error_ =
+            "cannot rename to " + path_.string() + ": " + std::generic_category().message(errno);
         ::unlink(temp_.c_str());
         return false;
     }

@@ -149,6 +149,22 @@ class Rendering:
     mhtml: bytes = b""  # with render(capture=True)
 
 
+def keep_artifacts(group: str, label: str, files: dict[str, bytes],
+                   diff: tuple[bytes, bytes] | None = None) -> None:
+    """Saves a failure's files under $MHTML_BROWSER_ARTIFACTS/GROUP/LABEL/ (nothing when the
+    variable is unset), and with `diff` = (expected PNG, got PNG) a diff.png of the two."""
+    root = os.environ.get("MHTML_BROWSER_ARTIFACTS")
+    if not root:
+        return
+    folder = os.path.join(root, group, label)
+    os.makedirs(folder, exist_ok=True)
+    for name, data in files.items():
+        with open(os.path.join(folder, name), "wb") as f:
+            f.write(data)
+    if diff is not None:
+        write_diff_png(diff[0], diff[1], os.path.join(folder, "diff.png"))
+
+
 def find_chromium() -> str:
     for candidate in (os.environ.get("MHTML_CHROMIUM"), "/usr/lib/chromium/chromium",
                       shutil.which("chromium")):

@@ -42,7 +42,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chromium  # noqa: E402
 
 MHTML = os.environ.get("MHTML_BIN", "mhtml")
-ARTIFACTS = os.environ.get("MHTML_BROWSER_ARTIFACTS")
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"  # fonts-dejavu-core (pinned)
 
 
@@ -213,15 +212,6 @@ class PackRendersAsLive(unittest.TestCase):
         cls.browser.close()
         shutil.rmtree(cls.work, ignore_errors=True)
 
-    def keep(self, label: str, files: dict[str, bytes]) -> None:
-        if not ARTIFACTS:
-            return
-        folder = os.path.join(ARTIFACTS, "pack", label)
-        os.makedirs(folder, exist_ok=True)
-        for file, data in files.items():
-            with open(os.path.join(folder, file), "wb") as f:
-                f.write(data)
-
     def pack(self, name: str, method: str) -> str:
         out = os.path.join(self.work, f"{name}-{method}.mhtml")
         run_mhtml("pack", os.path.join(self.root, name), "--base", self.url(name),
@@ -237,10 +227,9 @@ class PackRendersAsLive(unittest.TestCase):
         self.assertEqual(rendering.network, [], f"{label}: asked a server")
         diff = chromium.compare_png(self.live[name].png, rendering.png)
         if not diff.identical:
-            self.keep(label, {"live.png": self.live[name].png, "packed.png": rendering.png})
-            if ARTIFACTS:
-                chromium.write_diff_png(self.live[name].png, rendering.png,
-                                        os.path.join(ARTIFACTS, "pack", label, "diff.png"))
+            chromium.keep_artifacts("pack", label,
+                                    {"live.png": self.live[name].png, "packed.png": rendering.png},
+                                    diff=(self.live[name].png, rendering.png))
         self.assertTrue(diff.identical, f"{label}: {diff.differing_pixels} pixels differ "
                                         f"from the live page in {diff.bbox}")
 

@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import unittest
@@ -22,16 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chromium  # noqa: E402
 import pack_test  # noqa: E402
 
-MHTML = os.environ.get("MHTML_BIN", "mhtml")
-ARTIFACTS = os.environ.get("MHTML_BROWSER_ARTIFACTS")
 BASE = "http://127.0.0.1:9/refs/"  # a label only: nothing is fetched from it
-
-
-def run_mhtml(*args: str, ok=(0,)) -> subprocess.CompletedProcess:
-    r = subprocess.run([MHTML, *args], capture_output=True, timeout=120)
-    if r.returncode not in ok:
-        raise AssertionError(f"mhtml {' '.join(args)}: exit {r.returncode}: {r.stderr.decode()}")
-    return r
 
 
 def boundary_of(archive: bytes) -> bytes:
@@ -117,7 +107,7 @@ class RepairRendersAsClean(unittest.TestCase):
                 f.write(data)
         cls.clean = os.path.join(cls.work, "clean.mhtml")
         # 1: the site names a missing image on purpose.
-        run_mhtml("pack", site, "--base", BASE, "-o", cls.clean, ok=(0, 1))
+        pack_test.run_mhtml("pack", site, "--base", BASE, "-o", cls.clean, ok=(0, 1))
         with open(cls.clean, "rb") as f:
             cls.clean_bytes = f.read()
         cls.browser = chromium.Browser()
@@ -127,15 +117,6 @@ class RepairRendersAsClean(unittest.TestCase):
     def tearDownClass(cls):
         cls.browser.close()
         shutil.rmtree(cls.work, ignore_errors=True)
-
-    def keep(self, label: str, files: dict[str, bytes]) -> None:
-        if not ARTIFACTS:
-            return
-        folder = os.path.join(ARTIFACTS, "repair", label)
-        os.makedirs(folder, exist_ok=True)
-        for file, data in files.items():
-            with open(os.path.join(folder, file), "wb") as f:
-                f.write(data)
 
     def test_clean_archive_shows_its_images(self):
         # The reference is a real page: its images loaded from the archive.
@@ -149,9 +130,9 @@ class RepairRendersAsClean(unittest.TestCase):
                 out = os.path.join(self.work, damage.__name__ + ".repaired.mhtml")
                 with open(bad, "wb") as f:
                     f.write(damage(self.clean_bytes))
-                report = json.loads(run_mhtml("repair", bad, "-o", out, "--json",
+                report = json.loads(pack_test.run_mhtml("repair", bad, "-o", out, "--json",
                                               ok=(0, 1)).stdout)
-                check = json.loads(run_mhtml("check", "--json", out, ok=(0, 1)).stdout)
+                check = json.loads(pack_test.run_mhtml("check", "--json", out, ok=(0, 1)).stdout)
                 must = [f for f in check["findings"] if f["level"] == "error"]
                 self.assertEqual(must, [], f"{damage.__name__}: MUST findings")
                 r = self.browser.render("file://" + out, timeout=90)
@@ -162,10 +143,12 @@ class RepairRendersAsClean(unittest.TestCase):
                         damaged = f.read()
                     with open(out, "rb") as f:
                         repaired = f.read()
-                    self.keep(damage.__name__, {"clean.png": self.reference.png,
-                                                "repaired.png": r.png, "damaged.mht": damaged,
-                                                "repaired.mhtml": repaired,
-                                                "report.json": json.dumps(report).encode()})
+                    chromium.keep_artifacts(
+                        "repair", damage.__name__,
+                        {"clean.png": self.reference.png, "repaired.png": r.png,
+                         "damaged.mht": damaged, "repaired.mhtml": repaired,
+                         "report.json": json.dumps(report).encode()},
+                        diff=(self.reference.png, r.png))
                 self.assertTrue(diff.identical,
                                 f"{damage.__name__}: {diff.differing_pixels} pixels differ from "
                                 f"the clean archive in {diff.bbox}")
