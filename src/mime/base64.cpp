@@ -473,4 +473,36 @@ std::string base64_encode(std::string_view in, std::size_t line_length) {
     return out;
 }
 
+std::optional<std::uint64_t> canonical_base64_size(std::string_view in) noexcept {
+    if (in.ends_with("\r\n")) in.remove_suffix(2);
+    constexpr std::size_t line = 78;  // 76 characters and CRLF
+    const std::size_t lines = in.size() / line, last = in.size() % line;
+    if (last == 0 || last > 76 || last % 4 != 0) return std::nullopt;
+    for (std::size_t i = 0; i < lines; ++i)
+        if (in[i * line + 76] != '\r' || in[i * line + 77] != '\n') return std::nullopt;
+    // Padding: only in the last quantum, with the bits it leaves out zero (a decoder keeps
+    // none of them; the encoder writes them zero).
+    const std::string_view q = in.substr(in.size() - 4);
+    const auto rank = [](char c) { return detail::base64_rank[static_cast<unsigned char>(c)]; };
+    std::size_t pads = 0;
+    if (q[3] == '=') {
+        pads = q[2] == '=' ? 2 : 1;
+        const std::uint8_t s = rank(q[3 - pads]);
+        if (s == detail::base64_not_alphabet || (s & (pads == 2 ? 0x0f : 0x03)) != 0)
+            return std::nullopt;
+    }
+    // The alphabet: every other octet decodes (a skipped one shows in the count).
+    const std::uint64_t expected = lines * 57 + last / 4 * 3 - pads;
+    base64_decoder dec;
+    char scratch[base64_decoder::max_output(512 * line) + 8];
+    std::uint64_t got = 0;
+    for (std::size_t at = 0; at < in.size(); at += 512 * line) {
+        got += dec.step(in.substr(at, 512 * line), scratch);
+        if (!dec.status().clean()) return std::nullopt;
+    }
+    got += dec.finish(scratch);
+    if (!dec.status().clean() || got != expected) return std::nullopt;
+    return expected;
+}
+
 }  // namespace mhtml::mime

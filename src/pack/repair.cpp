@@ -94,7 +94,7 @@ private:
         std::string type;                 // the Content-Type to write
         std::optional<std::string> text;  // a document rewritten (its new octets)
         bool referenced = false;
-        bool incomplete = false;
+        bool cut = false;  // the last part of a multipart without its close delimiter
     };
 
     void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
@@ -113,7 +113,31 @@ private:
     archive::aggregate ar_;
     std::vector<leaf> leaves_;  // root first
     std::map<std::uint32_t, std::size_t> by_index_;
+    std::set<std::string> cut_;  // multiparts without their close delimiter
+    void incomplete(const leaf& l, bool lost_octets);
 };
+
+void repairer::incomplete(const leaf& l, bool lost_octets) {
+    if (!lost_octets && !l.cut) return;
+    rep_.incomplete.push_back(l.part.path());
+    change("incomplete", l.part, l.part.input_offset(),
+           lost_octets ? "the body lost octets in decoding (a cut base64 quantum or "
+                         "quoted-printable soft break); written with what was recovered"
+                       : "the part ends where the file does (no close delimiter): it may be "
+                         "cut; written as it was found",
+           "");
+}
+
+// Lines of 76 characters and CRLF, and a shorter last one: the shape of the writer's base64
+// (mime::canonical_base64_size checks the rest), so probably copied as it is.
+bool base64_lines(std::string_view b) {
+    if (b.ends_with("\r\n")) b.remove_suffix(2);
+    const std::size_t last = b.size() % 78;
+    if (last == 0 || last > 76 || last % 4 != 0) return false;
+    for (std::size_t at = 76; at < b.size(); at += 78)
+        if (b[at] != '\r' || b[at + 1] != '\n') return false;
+    return true;
+}
 
 std::string repairer::label_of(const mime::part_view& p) {
     const auto raw = p.content_location();
@@ -261,10 +285,9 @@ bool repairer::plan() {
         break;
     }
     // Which leaves end without their close delimiter (the file may have been cut there).
-    std::set<std::string> cut;
     for (const diagnostic& d : doc_.diagnostics())
         if (d.code == diag_code::missing_close_delimiter || d.code == diag_code::truncated_header)
-            cut.insert(d.part_path);
+            cut_.insert(d.part_path);
     std::set<std::string> labels;
     for (const mime::part_view& p : order) {
         leaf l(p);
@@ -303,24 +326,10 @@ bool repairer::plan() {
     }
     leaves_.front().referenced = true;
     for (leaf& l : leaves_) {
-        // Decoding lost octets, or the last part of a multipart whose close delimiter is
-        // missing (its end may be gone with the rest of the file).
-        std::string body;
-        std::vector<diagnostic> diags;
-        const mime::codec_status st = l.part.decode_to(body, diags);
+        // The last part of a multipart whose close delimiter is missing: its end may be
+        // gone with the rest of the file. (Octets lost in decoding are found in write().)
         const auto parent = l.part.parent();
-        const bool last_of_cut =
-            parent && cut.count(parent->path()) && parent->children().back() == l.part;
-        if (st.truncated || st.soft_break_at_end || last_of_cut) {
-            l.incomplete = true;
-            rep_.incomplete.push_back(l.part.path());
-            change("incomplete", l.part, l.part.input_offset(),
-                   last_of_cut ? "the part ends where the file does (no close delimiter): it "
-                                 "may be cut; written as it was found"
-                               : "the body lost octets in decoding (a cut base64 quantum or "
-                                 "quoted-printable soft break); written with what was recovered",
-                   "");
-        }
+        l.cut = parent && cut_.count(parent->path()) && parent->children().back() == l.part;
     }
     for (leaf& l : leaves_) rewrite_references(l);
     for (const leaf& l : leaves_)
@@ -356,15 +365,31 @@ void repairer::write(sink& out) {
         r.content_type = l.type;
         r.origin = l.part.path();
         rep_.inputs.push_back(r.origin);
+        // Base64 in the writer's own form is copied as it is (no decoding, no encoding).
+        const bool copy = i > 0 && !l.text && !l.type.starts_with("text/") &&
+                          l.part.encoding() == mime::transfer_encoding::base64 &&
+                          base64_lines(l.part.raw_body());
+        bool lost = false;
         if (l.text) {
             r.data = *l.text;
+        } else if (copy) {
+            r.base64_body = l.part.raw_body();
         } else {
             body.clear();
-            l.part.decode_to(body);
+            const mime::codec_status st = l.part.decode_to(body);
+            lost = st.truncated || st.soft_break_at_end;
             r.data = std::move(body);
         }
+        const std::size_t before = w.report().parts.size();
         const bool ok = i == 0 ? w.root(r) : w.add(r);
         body = std::move(r.data);  // the buffer is reused
+        if (copy && w.report().parts.size() > before && !w.report().parts.back().copied_encoded) {
+            // Decoded by the writer after all (an octet outside the alphabet): did it lose any?
+            std::string check;
+            const mime::codec_status st = l.part.decode_to(check);
+            lost = st.truncated || st.soft_break_at_end;
+        }
+        incomplete(l, lost);
         if (!ok) break;
     }
     rep_.written = w.finish();
@@ -423,7 +448,7 @@ repair_report repair_bytes(std::string_view input, sink& out, const repair_optio
                           "RFC 5322 2.1"});
         input.remove_prefix(junk);
     }
-    mime::document doc = mime::document::parse(std::string(input), parse);
+    mime::document doc = mime::document::parse(input, parse);  // borrowed: `input` outlives it
     const mime::part_view top = doc.parts().front();
     if (top.is_leaf() && !top.content_type().is_multipart()) {
         const std::string b = hidden_boundary(top.raw_body());

@@ -257,12 +257,13 @@ bool all_ascii(std::string_view s) {
 
 /// Whether `s` has a line end that is not CRLF.
 bool has_bare_line_end(std::string_view s) {
-    for (std::size_t i = s.find_first_of("\r\n"); i != std::string_view::npos;
-         i = s.find_first_of("\r\n", i + 1)) {
-        if (s[i] == '\n') return true;                           // LF without CR before it
-        if (i + 1 >= s.size() || s[i + 1] != '\n') return true;  // CR without LF after it
-        ++i;                                                     // skip the LF of CRLF
-    }
+    // Two memchr passes (one call per line): find_first_of("\r\n") costs a call per octet.
+    const char* const b = s.data();
+    const char* const e = b + s.size();
+    for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\n', e - p))); ++p)
+        if (p == b || p[-1] != '\r') return true;  // LF without CR before it
+    for (const char* p = b; (p = static_cast<const char*>(std::memchr(p, '\r', e - p))); ++p)
+        if (p + 1 == e || p[1] != '\n') return true;  // CR without LF after it
     return false;
 }
 
@@ -418,6 +419,7 @@ struct prepared {
     std::string label, content_id;
     bool external = false;
     std::string external_url;
+    std::string_view encoded;  // base64 to copy as it is (resource::base64_body)
 
     [[nodiscard]] std::string_view body() const noexcept {
         return in_owned ? std::string_view(owned) : view;
@@ -439,6 +441,7 @@ struct prepared {
         content_type.clear();
         charset.clear();
         text = converted = external = false;
+        encoded = {};
         encoding = cte::base64;
         md5.clear();
         fields.clear();
@@ -878,7 +881,20 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         !r.content_encoding.empty() && !ascii::iequals(r.content_encoding, "identity");
 
     // The octets: the resource's data, the whole file (text or compressed), or a file to stream.
-    if (r.in_memory) {
+    if (r.in_memory && !r.base64_body.empty()) {
+        // Already base64: copied when it is the encoder's own form and nothing needs the
+        // octets themselves; else decoded here.
+        const bool copy =
+            !p.text && !coded && !is_root && !opt.content_md5 && opt.external_over == 0;
+        if (const auto n = copy ? mime::canonical_base64_size(r.base64_body) : std::nullopt) {
+            p.encoded = r.base64_body;
+            p.size = p.source_size = *n;
+        } else {
+            (void)mime::base64_decode(r.base64_body, p.owned);
+            p.set_owned();
+            p.source_size = p.owned.size();
+        }
+    } else if (r.in_memory) {
         p.view = r.data;
         p.source_size = r.data.size();
     } else {
@@ -929,7 +945,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         diag(severity::note, diag_code::content_encoding_decoded, path,
              "Content-Encoding " + r.content_encoding + " undone (MHT-11.6)");
     }
-    if (p.fd < 0) p.size = p.body().size();
+    if (p.fd < 0 && p.encoded.empty()) p.size = p.body().size();
 
     p.label = r.label;
     p.content_id = take_id(r, path);
@@ -1145,7 +1161,11 @@ void writer::state::top_header(const prepared& root) {
 
 void writer::state::emit_body(prepared& p) {
     const std::uint64_t start = position();
-    if (p.fd >= 0) {
+    if (!p.encoded.empty()) {
+        put(p.encoded);
+        if (!p.encoded.ends_with("\r\n")) put("\r\n");
+        report.parts.back().copied_encoded = true;
+    } else if (p.fd >= 0) {
         // A binary file: read in chunks, base64 as it goes.
         mime::base64_encoder enc(76);
         rbuf.resize(read_chunk);
@@ -1421,6 +1441,10 @@ bool writer::add(const resource& r) {
     if (s_->ahead && s_->ahead->out_of_order(r)) s_->ahead.reset();  // read here from now on
     s_->write_resource(r, false);
     return !s_->failed;
+}
+
+const write_report& writer::report() const noexcept {
+    return s_->report;
 }
 
 write_report writer::finish() {

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,13 @@ private:
 
 /// One shot: appends the decoded octets of `in` to `out`.
 MHTML_EXPORT codec_status base64_decode(std::string_view in, std::string& out);
+
+/// The decoded size of `in` when it is base64 exactly as base64_encoder(76) writes it, so that
+/// decoding and encoding it again would give the same octets: lines of 76 alphabet characters
+/// ending CRLF, then a last line of 4 to 76 characters (a multiple of 4), padded only at its
+/// end and with zero pad bits; the CRLF after the last line may be missing. Otherwise (also
+/// for an empty `in`) nullopt. It decodes `in` to check it, into a small reused buffer.
+MHTML_EXPORT std::optional<std::uint64_t> canonical_base64_size(std::string_view in) noexcept;
 
 class MHTML_EXPORT base64_encoder {
 public:

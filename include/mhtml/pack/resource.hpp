@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,13 @@ struct resource {
     bool in_memory = true;
     std::string data;
     std::filesystem::path file;
+    /// Instead of `data` (with `in_memory`): octets already base64 encoded, e.g. a body part
+    /// of another archive, borrowed (they must outlive the writer's call). When they are
+    /// exactly what the writer's encoder would write (mime::canonical_base64_size) and the
+    /// writer needs nothing else from the octets (a type other than text, no Content-Encoding,
+    /// no Content-MD5 to compute, no external bodies, not the root) they are copied as they
+    /// are, without decoding and encoding again; otherwise the writer decodes them.
+    std::string_view base64_body;
     /// Where the resource came from, for reports (a path, a URL); not written.
     std::string origin;
     /// Further header fields to carry over (name, unfolded value), e.g. Content-MD5,

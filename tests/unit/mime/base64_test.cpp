@@ -653,3 +653,37 @@ TEST(Base64Encoder, EveryLevelGivesTheScalarOctets) {
 }
 
 }  // namespace
+
+// The writer copies base64 that is already in its encoder's form (pack::resource::base64_body):
+// canonical_base64_size says which is.
+TEST(Base64Canonical, AcceptsExactlyTheEncodersForm) {
+    using mhtml::mime::base64_encode;
+    using mhtml::mime::canonical_base64_size;
+    for (const std::size_t n : {1u, 2u, 3u, 56u, 57u, 58u, 114u, 1000u, 100000u}) {
+        std::string data(n, '\0');
+        for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<char>(i * 131 + n);
+        const std::string enc = base64_encode(data);
+        EXPECT_EQ(canonical_base64_size(enc), n) << n;
+        // The CRLF after the last line is optional (the delimiter's own may follow).
+        EXPECT_EQ(canonical_base64_size(std::string_view(enc).substr(0, enc.size() - 2)), n);
+    }
+    EXPECT_FALSE(canonical_base64_size(""));
+    const std::string two_lines = base64_encode(std::string(100, 'x'));  // 76 + 60 characters
+    auto broken = [&](std::size_t at, std::string_view with) {
+        std::string s = two_lines;
+        s.replace(at, 1, with);
+        return canonical_base64_size(s).has_value();
+    };
+    EXPECT_FALSE(broken(10, "*"));   // outside the alphabet
+    EXPECT_FALSE(broken(10, " "));   // white space inside a line
+    EXPECT_FALSE(broken(10, "="));   // padding in the middle
+    EXPECT_FALSE(broken(76, "\n"));  // LF line end
+    EXPECT_FALSE(broken(10, "AB"));  // a line of 77
+    EXPECT_FALSE(canonical_base64_size(base64_encode(std::string(100, 'x'), 64)));  // 64 a line
+    EXPECT_FALSE(canonical_base64_size("QUJD\r\n\r\n"));  // a blank line after it
+    EXPECT_FALSE(canonical_base64_size("QUI"));           // no padding
+    EXPECT_EQ(canonical_base64_size("QUI="), 2u);
+    EXPECT_FALSE(canonical_base64_size("QUJ="));  // pad bits not zero (decodes as "AB" too)
+    EXPECT_EQ(canonical_base64_size("QQ=="), 1u);
+    EXPECT_FALSE(canonical_base64_size("QR=="));
+}

@@ -171,6 +171,37 @@ TEST(Writer, MHT_7_6_TypeAlwaysAndRootFirst) {
                 testing::HasSubstr("\r\n" + mhtml::mime::base64_encode(png).substr(0, 78)));
 }
 
+// Base64 already in the encoder's form is copied as it is; any other is decoded and written
+// anew; the octets are the same either way.
+TEST(Writer, Base64BodyCopiedWhenCanonical) {
+    const auto png = random_bytes(5000, 7);
+    const std::string canonical = mhtml::mime::base64_encode(png);
+    const std::string lf = mhtml::mime::base64_encode(png, 64);  // lines of 64
+    resource a = res("http://x.example/a.png", "image/png", "");
+    a.base64_body = canonical;
+    resource b = res("http://x.example/b.png", "image/png", "");
+    b.base64_body = lf;
+    resource c = res("http://x.example/c.css", "text/css", "");  // text: always decoded
+    const std::string css = "p{color:red}\r\n";
+    const std::string css64 = mhtml::mime::base64_encode(css);
+    c.base64_body = css64;
+    auto w = write(res("http://x.example/", "text/html", page_img), {a, b, c});
+    verify(w, {page_img, png, png, css});
+    EXPECT_TRUE(w.report.parts[1].copied_encoded);
+    EXPECT_FALSE(w.report.parts[2].copied_encoded);
+    EXPECT_FALSE(w.report.parts[3].copied_encoded);
+    EXPECT_EQ(w.report.parts[1].decoded_size, png.size());
+    EXPECT_EQ(w.report.parts[2].decoded_size, png.size());
+    EXPECT_THAT(w.bytes, testing::HasSubstr("\r\n\r\n" + canonical + "\r\n--"));
+    // A Content-MD5 to compute needs the octets: decoded then.
+    writer_options o;
+    o.content_md5 = true;
+    auto m = write(res("http://x.example/", "text/html", page_img), {a}, o);
+    verify(m, {page_img, png});
+    EXPECT_FALSE(m.report.parts[1].copied_encoded);
+    EXPECT_THAT(m.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(png)));
+}
+
 TEST(Writer, MHT_7_7_RootNotFirstWritesStart) {
     writer_options o;
     o.root_position = 1;
