@@ -57,9 +57,10 @@ std::string_view fragment_of(std::string_view u) {
     return h == std::string_view::npos ? std::string_view() : u.substr(h);
 }
 
-/// The leaf to show for `p`: `p` itself, or inside a multipart the last text/html leaf (the
-/// preferred alternative, RFC 2046 §5.1.4), else its first leaf.
-std::optional<mime::part_view> display_leaf(const mime::part_view& p) {
+/// The leaf to show for `p`: `p` itself, or inside a multipart a text/html leaf, else its first
+/// leaf. Which text/html: the last, the preferred alternative of RFC 2046 §5.1.4 (`rfc`); or
+/// the first, the one Chromium shows (it flattens the tree and takes the first document).
+std::optional<mime::part_view> display_leaf(const mime::part_view& p, repair_target target) {
     if (p.is_leaf()) return p;
     std::optional<mime::part_view> first, html;
     std::vector<mime::part_view> todo{p};
@@ -68,13 +69,27 @@ std::optional<mime::part_view> display_leaf(const mime::part_view& p) {
         todo.pop_back();
         if (q.is_leaf()) {
             if (!first) first = q;
-            if (q.content_type().is("text", "html")) html = q;
+            if (q.content_type().is("text", "html") && (!html || target == repair_target::rfc))
+                html = q;
             continue;
         }
         auto kids = q.children();
         for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
     }
     return html ? html : first;
+}
+
+/// What is written for `p`: the message/external-body around it if there is one (an external
+/// body stays one part: its parameters and encapsulated header say where the data is), else
+/// `p`.
+mime::part_view unit_of(const mime::part_view& p) {
+    for (auto up = p.parent(); up; up = up->parent())
+        if (up->content_type().is("message", "external-body")) return unit_of(*up);
+    return p;
+}
+
+bool is_external_body(const mime::part_view& p) {
+    return p.content_type().is("message", "external-body");
 }
 
 class repairer {
@@ -155,6 +170,19 @@ std::string repairer::label_of(const mime::part_view& p) {
 
 std::string repairer::type_of(const mime::part_view& p, bool is_root) {
     const mime::content_type& ct = p.content_type();
+    if (is_external_body(p)) {
+        // Its parameters say where the data is: all kept, each quoted.
+        std::string t = ct.essence();
+        for (const auto& prm : ct.params.items()) {
+            t += "; " + prm.name + "=\"";
+            for (const char c : prm.value) {
+                if (c == '"' || c == '\\') t += '\\';
+                t += c;
+            }
+            t += '"';
+        }
+        return t;
+    }
     std::string type = ct.essence();
     if (is_root && opt_.target == repair_target::chromium &&
         (type == "text/plain" || type == "application/xhtml+xml" ||
@@ -210,7 +238,8 @@ void repairer::rewrite_references(leaf& d) {
         auto it = by_index_.find(res.target->index());
         if (it == by_index_.end()) {
             // A multipart named by cid: its displayed leaf.
-            if (auto shown = display_leaf(*res.target)) it = by_index_.find(shown->index());
+            if (auto shown = display_leaf(*res.target, opt_.target))
+                it = by_index_.find(shown->index());
             if (it == by_index_.end()) continue;
         }
         leaf& t = leaves_[it->second];
@@ -269,16 +298,27 @@ void repairer::rewrite_references(leaf& d) {
 bool repairer::plan() {
     for (const diagnostic& d : doc_.diagnostics()) rep_.read.push_back(d);
     for (const diagnostic& d : ar_.diagnostics()) rep_.read.push_back(d);
-    const auto root = display_leaf(ar_.main_root());
-    if (!root) return false;
+    // The root as the reader chose it; an alternative of a multipart/alternative stands for
+    // that multipart, whose shown leaf depends on the target (display_leaf).
+    mime::part_view chosen = ar_.main_root();
+    for (auto up = chosen.parent(); up && up->content_type().is("multipart", "alternative");
+         up = up->parent())
+        chosen = *up;
+    const auto shown = display_leaf(chosen, opt_.target);
+    if (!shown) return false;
+    const std::optional<mime::part_view> root = unit_of(*shown);
     // The leaves: root first, then in document order (an encapsulated message's too: nested
-    // structures are flattened into one multipart/related).
+    // structures are flattened into one multipart/related; an external body is one part).
     std::vector<mime::part_view> order{*root};
-    for (const mime::part_view& p : doc_.parts())
-        if (p.is_leaf() && !(p == *root)) order.push_back(p);
+    std::set<std::uint32_t> taken{root->index()};
     for (const mime::part_view& p : doc_.parts()) {
         if (!p.is_leaf()) continue;
-        if (!(p == *root))
+        const mime::part_view u = unit_of(p);
+        if (taken.insert(u.index()).second) order.push_back(u);
+    }
+    for (const mime::part_view& p : doc_.parts()) {
+        if (!p.is_leaf()) continue;
+        if (!(unit_of(p) == *root))
             change("root_moved", *root, root->input_offset(),
                    "the root (part " + root->path() + ") is written first, and named by `type`",
                    "MHT-7.6");
@@ -322,6 +362,8 @@ bool repairer::plan() {
         }
         l.type = type_of(p, leaves_.empty());
         by_index_[p.index()] = leaves_.size();
+        if (is_external_body(p))
+            for (const mime::part_view& c : p.children()) by_index_[c.index()] = leaves_.size();
         leaves_.push_back(std::move(l));
     }
     leaves_.front().referenced = true;
@@ -342,6 +384,8 @@ void repairer::write(sink& out) {
     wo.method = method::content_location;
     wo.root_position = 0;
     wo.mail = false;
+    // Chromium reads a Content-Location only from one line (no RFC 2017 quoted words).
+    if (opt_.target == repair_target::chromium) wo.fold_uris = false;
     const mime::part_view top = doc_.parts().front();
     // Deterministic (repair(repair(x)) == repair(x)): one fixed boundary, and the input's Date
     // and Subject. A fixed boundary is safe: it holds "=_", which no base64 or
@@ -372,6 +416,20 @@ void repairer::write(sink& out) {
         bool lost = false;
         if (l.text) {
             r.data = *l.text;
+        } else if (is_external_body(l.part)) {
+            // The encapsulated header and the phantom body, as they are; the header ends with
+            // an empty line even when it is empty (RFC 2046 5.2.3).
+            r.data = l.part.raw_body();
+            if (!r.data.starts_with('\n') && !r.data.starts_with("\r\n") &&
+                r.data.find("\n\n") == std::string::npos &&
+                r.data.find("\n\r\n") == std::string::npos) {
+                if (!r.data.empty() && !r.data.ends_with('\n')) r.data += "\r\n";
+                r.data += "\r\n";
+                change("external_header_ended", l.part, l.part.input_offset(),
+                       "the external body's encapsulated header had no empty line after it; "
+                       "one was added",
+                       "URL-3.0.4");
+            }
         } else if (copy) {
             r.base64_body = l.part.raw_body();
         } else {

@@ -852,6 +852,14 @@ struct writer::state {
                  "generated one replaces it");
         return make_content_id(opt.content_id_domain);
     }
+    /// A URI field's value (`used` columns before it on its line): write_header_uri's, or
+    /// without fold_uris the bare URI when it is printable ASCII and the line fits 998.
+    std::string uri_value(std::string_view u, std::size_t used) const {
+        if (!opt.fold_uris && used + u.size() <= 998 &&
+            std::all_of(u.begin(), u.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
+            return std::string(u);
+        return uri::write_header_uri(u, used, root_charset).value;
+    }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
                  bool is_root, file_data* preloaded);
@@ -967,7 +975,27 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         }
     }
 
-    if (p.text && !p.external) {
+    if (ct.type == "message" && ct.subtype == "external-body") {
+        // A reference to data elsewhere (RFC 2046 §5.2.3), e.g. copied by repair: its
+        // parameters as given, and its encapsulated header and phantom body as they are, in
+        // 7bit, the only encoding it may have.
+        p.external = false;
+        if (has_bare_line_end(p.body())) {
+            to_crlf(p.body(), scratch);
+            p.owned.swap(scratch);
+            p.set_owned();
+            p.size = p.owned.size();
+        }
+        const text_stats st = measure(p.body());
+        if (st.high != 0 || st.nul != 0 || st.max_line > 998 || has_delimiter(p.body(), boundary)) {
+            diag(severity::error, diag_code::resource_unreadable, where,
+                 "a message/external-body must be 7bit (RFC 2046 5.2.3) and this one is not (or "
+                 "holds the boundary); the resource is left out");
+            return false;
+        }
+        p.content_type = r.content_type;
+        p.encoding = cte::seven_bit;
+    } else if (p.text && !p.external) {
         prepare_text(p, ct, path, ct.subtype == "html");
     } else if (!p.external) {
         p.content_type = r.content_type.empty() ? "application/octet-stream" : r.content_type;
@@ -1144,8 +1172,7 @@ void writer::state::top_header(const prepared& root) {
     field("MIME-Version", "1.0", "");
     if (opt.snapshot_content_location && !opt.mail && !root.label.empty() &&
         !scheme_of(root.label).empty()) {
-        const auto h = uri::write_header_uri(root.label, 27, root_charset);
-        field("Snapshot-Content-Location", h.value, "");
+        field("Snapshot-Content-Location", uri_value(root.label, 27), "");
     }
     std::string ct = "multipart/related;\r\n type=";
     if (opt.mail) {
@@ -1230,8 +1257,7 @@ void writer::state::emit_external(prepared& p, const std::string& path) {
     std::string ct = "message/external-body; access-type=URL; size=" + std::to_string(p.size) +
                      ";\r\n URL=" + uri::fold_url_parameter(param.value, 5);
     field("Content-Type", ct, path);
-    const auto h = uri::write_header_uri(p.label, 18, root_charset);
-    field("Content-Location", h.value, path);
+    field("Content-Location", uri_value(p.label, 18), path);
     put("\r\n");
     // The encapsulated header (URL-3.0.4): the object's type, a Content-ID (RFC 2046 §5.2.3),
     // Content-MD5 of the canonical form (URL-4.1); then an empty phantom body (URL-3.0.3).
@@ -1289,10 +1315,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
 
     field("Content-Type", p.content_type, path);
     field("Content-Transfer-Encoding", cte_name(p.encoding), path);
-    if (!p.label.empty()) {
-        const auto h = uri::write_header_uri(p.label, 18, root_charset);
-        field("Content-Location", h.value, path);
-    }
+    if (!p.label.empty()) field("Content-Location", uri_value(p.label, 18), path);
     if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);

@@ -27,14 +27,18 @@ def mhtml(*args):
 
 def leaves(path):
     """The decoded leaves of an archive as mhtml reads it: path -> SHA-256 of the octets (text
-    with LF line ends)."""
+    and phantom bodies with LF line ends)."""
     ls = json.loads(mhtml("ls", "--json", path).stdout)
+    types = {p["path"]: p.get("content_type", "") for p in ls["parts"]}
     out = {}
     for p in ls["parts"]:
         if not p.get("leaf"):
             continue
         data = mhtml("cat", path, p["path"]).stdout
-        if p.get("content_type", "").startswith("text/"):
+        parent = p["path"].rpartition(".")[0] or "."
+        # Text, and the phantom body of an external body (7bit lines, RFC 2046 5.2.3).
+        if p.get("content_type", "").startswith("text/") or \
+                types.get(parent, "").startswith("message/external-body"):
             data = data.replace(b"\r\n", b"\n")
         out[p["path"]] = hashlib.sha256(data).hexdigest()
     return out

@@ -136,6 +136,12 @@ struct writer_options {
     pack::method method = method::content_location;
     /// The Date field; now when unset.
     std::optional<std::chrono::system_clock::time_point> date;
+    /// Long URIs in Content-Location (and Snapshot-Content-Location) folded per RFC 2017
+    /// (MHT-4.4.2, in quoted words) when the line would pass 78 columns. False: a URI of
+    /// printable ASCII is written bare on one line however long, up to RFC 5322's 998-octet
+    /// limit, as Blink writes and reads them (its reader does not join RFC 2017's quoted
+    /// words, so it never finds a part labelled so); other URIs are written as with true.
+    bool fold_uris = true;
     /// The Date field's value as given (an archive's own, kept by repair); used instead of
     /// `date` when not empty, if it is a legal field value.
     std::string date_field;

@@ -202,6 +202,47 @@ TEST(Writer, Base64BodyCopiedWhenCanonical) {
     EXPECT_THAT(m.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(png)));
 }
 
+// MHT-4.4.2.2: a long URI is folded per RFC 2017 by default; with fold_uris off it stays on
+// one line (Chromium's reader joins no quoted words), up to the 998-octet line limit.
+TEST(Writer, MHT_4_4_2_2_FoldUrisOff) {
+    const std::string url = "http://x.example/" + std::string(150, 'p') + ".png";
+    const auto png = random_bytes(100, 3);
+    writer_options o;
+    o.fold_uris = false;
+    auto w =
+        write(res("http://x.example/", "text/html", page_img), {res(url, "image/png", png)}, o);
+    EXPECT_THAT(w.bytes, testing::HasSubstr("\r\nContent-Location: " + url + "\r\n"));
+    const auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    EXPECT_EQ(doc.parts()[2].content_location(), url);
+    auto folded =
+        write(res("http://x.example/", "text/html", page_img), {res(url, "image/png", png)});
+    EXPECT_THAT(folded.bytes, testing::Not(testing::HasSubstr(url)));
+    // Past 998 octets a line cannot hold it: folded anyway.
+    const std::string huge = "http://x.example/" + std::string(1000, 'q');
+    auto h =
+        write(res("http://x.example/", "text/html", page_img), {res(huge, "image/png", png)}, o);
+    EXPECT_THAT(h.bytes, testing::Not(testing::HasSubstr(huge)));
+}
+
+// A message/external-body resource is written 7bit as given (RFC 2046 5.2.3); one that is
+// not 7bit is left out.
+TEST(Writer, ExternalBodyResourceIsSevenBit) {
+    const std::string inner = "Content-Type: image/png\nContent-ID: <a@x.example>\n\n";
+    auto w = write(
+        res("http://x.example/", "text/html", page_img),
+        {res("", "message/external-body; access-type=\"URL\"; url=\"http://x.example/a\"", inner),
+         res("", "message/external-body; access-type=\"URL\"; url=\"http://x.example/b\"",
+             "Content-Type: image/png\n\n\xE9")});
+    ASSERT_TRUE(w.report.ok());
+    ASSERT_EQ(w.report.parts.size(), 3u);
+    EXPECT_EQ(w.report.parts[1].transfer_encoding, "7bit");
+    EXPECT_FALSE(w.report.parts[2].written);
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("x.example/b")));
+    EXPECT_THAT(w.bytes, testing::HasSubstr("Content-Transfer-Encoding: 7bit\r\n\r\nContent-Type: "
+                                            "image/png\r\nContent-ID: <a@x.example>\r\n\r\n"));
+    EXPECT_TRUE(has_diag(w.report, diag_code::resource_unreadable));
+}
+
 TEST(Writer, MHT_7_7_RootNotFirstWritesStart) {
     writer_options o;
     o.root_position = 1;
