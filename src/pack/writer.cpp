@@ -852,13 +852,11 @@ struct writer::state {
                  "generated one replaces it");
         return make_content_id(opt.content_id_domain);
     }
-    /// A URI field's value (`used` columns before it on its line): write_header_uri's, or
-    /// without fold_uris the bare URI when it is printable ASCII and the line fits 998.
+    /// A URI field's value (`used` columns before it on its line); without fold_uris a bare
+    /// URI may take the whole line of 998 octets.
     std::string uri_value(std::string_view u, std::size_t used) const {
-        if (!opt.fold_uris && used + u.size() <= 998 &&
-            std::all_of(u.begin(), u.end(), [](char c) { return c > 0x20 && c < 0x7f; }))
-            return std::string(u);
-        return uri::write_header_uri(u, used, root_charset).value;
+        return uri::write_header_uri(u, used, root_charset, false, opt.fold_uris ? 78 : 998)
+            .value;
     }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,

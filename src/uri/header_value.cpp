@@ -1,5 +1,7 @@
 #include "mhtml/uri/header_value.hpp"
 
+#include <algorithm>
+
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 #include "text.hpp"
@@ -236,7 +238,8 @@ std::string_view form_name(header_uri_form f) noexcept {
 }
 
 header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
-                                 std::string_view document_charset, bool force_encoded_words) {
+                                 std::string_view document_charset, bool force_encoded_words,
+                                 std::size_t bare_line_limit) {
     header_uri_text out;
     bool offending = force_encoded_words;
     bool eight_bit = false;
@@ -249,7 +252,7 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
     offending |= uri.find("=?") != std::string_view::npos || uri.starts_with('(');
     if (uri.empty()) return out;
     if (!offending) {
-        if (first_line_used + uri.size() <= max_line) {
+        if (first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998)) {
             out.value = std::string(uri);
             return out;
         }

@@ -33,6 +33,7 @@ struct pack_cli_options {
     pack::method method = pack::method::content_location;
     bool method_given = false;
     bool mail = false, content_md5 = false, all = false, anonymize_labels = false, json = false;
+    bool fold_uris = false;  // --fold-uris: RFC 2017 quoted words for long labels
     std::string from, to, subject, base;
     std::uint64_t external_over = 0;
     pack::collect_limits limits;
@@ -322,6 +323,7 @@ int run_pack(pack_cli_options o) {
     wo.method = o.method;
     if (!o.subject.empty()) wo.subject = o.subject;
     wo.content_md5 = o.content_md5;
+    wo.fold_uris = o.fold_uris;
     wo.external_over = o.external_over;
     wo.mail = o.mail;
     wo.from = o.from;
@@ -411,6 +413,10 @@ runner add_pack_command(CLI::App& app) {
                     "http(s) or ftp URL (see --base) as message/external-body references")
         ->transform(CLI::AsSizeValue(false));
     cmd->add_flag("--content-md5", o->content_md5, "add a Content-MD5 to every part");
+    cmd->add_flag("--fold-uris", o->fold_uris,
+                  "fold Content-Locations longer than a 78-column line into RFC 2017 quoted "
+                  "words (Chromium then cannot find those parts); default: one line, as Chrome "
+                  "writes them");
     cmd->add_option("--base", o->base,
                     "an absolute URL standing for the root folder: parts are labelled with it "
                     "(default: relative labels, read against thismessage:/)");

@@ -174,7 +174,8 @@ runner add_repair_command(CLI::App& app) {
         {"chromium", pack::repair_target::chromium}, {"rfc", pack::repair_target::rfc}};
     cmd->add_option("--target", o->target,
                     "chromium (default): also what Chromium needs beyond RFC 2557 (an HTML root "
-                    "typed text/html); rfc: RFC 2557 alone")
+                    "typed text/html, the first document of an alternative, Content-Locations "
+                    "on one line); rfc: RFC 2557 alone")
         ->transform(CLI::CheckedTransformer(targets, CLI::ignore_case));
     add_limit_options(*cmd, o->limits);
     cmd->footer(

@@ -82,9 +82,12 @@ struct header_uri_text {
 ///    octets are valid in it (MHT-4.4.1.8), else UNKNOWN-8BIT (MHT-4.4.1.9).
 /// `force_encoded_words` always takes the third form. extract_header_uri() of the result
 /// gives back `uri` octet for octet, for any non-empty `uri`.
+/// `bare_line_limit` is the line length up to which the bare form is written (78 by
+/// MHT-4.4.2.2; up to RFC 5322's 998 for a reader that takes only one line, as Chromium's).
 MHTML_EXPORT header_uri_text write_header_uri(std::string_view uri,
                                               std::size_t first_line_used = 18,
                                               std::string_view document_charset = {},
-                                              bool force_encoded_words = false);
+                                              bool force_encoded_words = false,
+                                              std::size_t bare_line_limit = 78);
 
 }  // namespace mhtml::uri
