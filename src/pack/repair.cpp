@@ -205,12 +205,18 @@ std::string repairer::type_of(const mime::part_view& p, bool is_root) {
 }
 
 // The base a reference in document `d` resolves against in the output: its <base href>
-// (resolved against its label), else its label, else thismessage:/ (there is no
-// Content-Base in the output).
+// (resolved against its label), else its label, else thismessage:/ (there is no Content-Base
+// in the output). Chromium gives a document without a label none that reaches a part (its
+// cid: URL, or the file's): "" then, and every relative reference needs rewriting.
 std::string repairer::output_base(const leaf& d, const html::scan_result& scan) const {
-    std::string base = d.label.empty() ? std::string("thismessage:/") : d.label;
-    if (scan.base)
-        if (auto b = uri::resolve(base, scan.refs[*scan.base].url)) base = std::move(*b);
+    std::string base = d.label;
+    if (base.empty() && opt_.target == repair_target::rfc) base = "thismessage:/";
+    if (scan.base) {
+        const std::string& href = scan.refs[*scan.base].url;
+        if (auto b = uri::resolve(base.empty() ? std::string("thismessage:/") : base, href);
+            b && (!base.empty() || uri::is_absolute(href)))
+            base = std::move(*b);
+    }
     return base;
 }
 
@@ -265,7 +271,10 @@ void repairer::rewrite_references(leaf& d) {
         // looked up whole; otherwise the label, and the fragment only into a document.
         const bool label_fragment = !fragment_of(want).empty();
         if (!cid) {
-            const auto now = uri::resolve(base, url);
+            const auto now =
+                base.empty() ? (uri::is_absolute(url) ? std::optional<std::string>(std::string(url))
+                                                      : std::nullopt)
+                             : uri::resolve(base, url);
             if (now && (label_fragment
                             ? *now == want
                             : without_fragment(*now) == want && (keep_fragment || frag.empty())))
@@ -367,6 +376,17 @@ bool repairer::plan() {
         leaves_.push_back(std::move(l));
     }
     leaves_.front().referenced = true;
+    // Chromium resolves a root's relative references against its label, and with none against
+    // the file's URL: a root without one is labelled with the fictitious base the reader used
+    // (MHT-5.6), which Chromium takes as a base, so "a.png" finds thismessage:/a.png.
+    if (opt_.target == repair_target::chromium && leaves_.front().label.empty() &&
+        !labels.count("thismessage:/") && !opt_.keep_labels) {
+        leaves_.front().label = "thismessage:/";
+        change("root_labelled", leaves_.front().part, leaves_.front().part.input_offset(),
+               "the root has no Content-Location; written with thismessage:/, the base its "
+               "relative references had, so that Chromium resolves them as mhtml did",
+               "MHT-5.6");
+    }
     for (leaf& l : leaves_) {
         // The last part of a multipart whose close delimiter is missing: its end may be
         // gone with the rest of the file. (Octets lost in decoding are found in write().)

@@ -436,5 +436,45 @@ TEST(Repair, LongLabelOnOneLineForChromium) {
     EXPECT_EQ(contents(rfc.bytes), contents(r.bytes));
 }
 
+// MHT-5.6: a root without a Content-Location resolves "a.png" against thismessage:/; Chromium
+// would take the file's URL. The root is labelled thismessage:/ for it (Chromium resolves
+// against that base and finds thismessage:/a.png); --target rfc leaves it unlabelled.
+TEST(Repair, MHT_5_6_UnlabelledRootGetsTheFictitiousBase) {
+    const std::string in =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\n\r\n<img src=\"a.png\">\r\n"
+        "--b\r\nContent-Type: image/png\r\nContent-Location: a.png\r\n\r\nPNG\r\n--b--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_TRUE(has_change(r.report, "root_labelled"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Location: thismessage:/\r\n"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Location: thismessage:/a.png\r\n"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("<img src=\"a.png\">"));  // not rewritten
+    EXPECT_TRUE(r.report.unreferenced.empty());
+    pack::repair_options o;
+    o.target = pack::repair_target::rfc;
+    const auto rfc = repair(in, o);
+    EXPECT_FALSE(has_change(rfc.report, "root_labelled"));
+    EXPECT_THAT(rfc.bytes, testing::Not(testing::HasSubstr("Content-Location: thismessage:/\r\n")));
+}
+
+// A document without a label other than the root (a frame named by Content-ID only): Chromium
+// resolves its relative references against its cid: URL, which reaches nothing, so they are
+// written absolute (MHT-4.4.1 method (a), reported).
+TEST(Repair, MHT_4_4_1_UnlabelledFrameGetsAbsoluteReferences) {
+    const std::string in =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n"
+        "<iframe src=\"cid:f@x\"></iframe>\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-ID: <f@x>\r\n\r\n<img src=\"a.png\">\r\n"
+        "--b\r\nContent-Type: image/png\r\nContent-Location: a.png\r\n\r\n"
+        "PNG\r\n--b--\r\n";
+    // The frame's base is thismessage:/ (MHT-5.6), where a.png is.
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_THAT(r.bytes, testing::HasSubstr("<img src=\"thismessage:/a.png\">"));
+    EXPECT_TRUE(r.report.unreferenced.empty());
+}
+
 }  // namespace
 }  // namespace mhtml
