@@ -17,6 +17,7 @@
 #include "mhtml/ascii.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
 
 namespace mhtml::pack {
@@ -157,12 +158,15 @@ bool base64_lines(std::string_view b) {
 std::string repairer::label_of(const mime::part_view& p) {
     const auto raw = p.content_location();
     if (!raw || raw->empty()) return {};
-    if (opt_.keep_labels) return *raw;
+    // The URI the field carries (RFC 2017 quoted words and RFC 2047 words undone): what the
+    // writer writes again in the form it chooses.
+    std::string written = uri::extract_header_uri(*raw);
+    if (opt_.keep_labels || written.empty()) return written;
     const archive::entity_info& info = ar_.info(p);
-    if (!info.location) return *raw;
-    if (*info.location != *raw)
+    if (!info.location) return written;
+    if (*info.location != written)
         change("label_resolved", p, p.input_offset(),
-               "Content-Location '" + *raw + "' written resolved against its base as '" +
+               "Content-Location '" + written + "' written resolved against its base as '" +
                    *info.location + "', so that every reader finds the part by it",
                "MHT-4.2.3");
     return *info.location;
@@ -198,8 +202,15 @@ std::string repairer::type_of(const mime::part_view& p, bool is_root) {
         }
     }
     if (ct.type == "text" || type == "text/html") {
-        if (auto cs = ct.param("charset"); cs && !cs->empty())
-            type += "; charset=" + std::string(*cs);
+        // The writer takes a charset that is a name, and chooses one for the rest.
+        if (auto cs = ct.param("charset"); cs && !cs->empty()) {
+            std::string q = "\"";
+            for (const char c : *cs) {
+                if (c == '"' || c == '\\') q += '\\';
+                q += c;
+            }
+            type += "; charset=" + q + "\"";
+        }
     }
     return type;
 }
@@ -282,6 +293,7 @@ void repairer::rewrite_references(leaf& d) {
         }
         std::string value =
             want + std::string(keep_fragment && !label_fragment ? frag : std::string_view());
+        if (value == url) continue;  // already so (a cid: URL that is a label, as Blink writes)
         change("reference_rewritten", d.part, d.part.input_offset(),
                "'" + r.url + "' names part " + t.part.path() + " only by a lenient match (" +
                    (res.lenient ? "another spelling, base or form" : "a fragment or base") +
@@ -406,6 +418,8 @@ void repairer::write(sink& out) {
     wo.mail = false;
     // Chromium reads a Content-Location only from one line (no RFC 2017 quoted words).
     if (opt_.target == repair_target::chromium) wo.fold_uris = false;
+    // RFC 2557 alone: no octet RFC 1738 calls unsafe in a header URI (MHT-4.4.1.1).
+    if (opt_.target == repair_target::rfc) wo.encode_unsafe_uris = true;
     const mime::part_view top = doc_.parts().front();
     // Deterministic (repair(repair(x)) == repair(x)): one fixed boundary, and the input's Date
     // and Subject. A fixed boundary is safe: it holds "=_", which no base64 or

@@ -855,8 +855,9 @@ struct writer::state {
     /// A URI field's value (`used` columns before it on its line); without fold_uris a bare
     /// URI may take the whole line of 998 octets.
     std::string uri_value(std::string_view u, std::size_t used) const {
-        return uri::write_header_uri(u, used, root_charset, false, opt.fold_uris ? 78 : 998)
-            .value;
+        const bool unsafe =
+            opt.encode_unsafe_uris && u.find_first_of("<>^`{|}") != std::string_view::npos;
+        return uri::write_header_uri(u, used, root_charset, unsafe, opt.fold_uris ? 78 : 998).value;
     }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
@@ -1052,7 +1053,17 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
 void writer::state::prepare_text(prepared& p, const mime::content_type& ct, const std::string& path,
                                  bool is_html) {
     const auto declared = ct.param("charset");
-    std::string charset = declared ? std::string(*declared) : std::string();
+    // A charset name is a token (RFC 2045 5.1); anything else (a damaged header's NUL or
+    // 8-bit octets) names no charset and is treated as none given.
+    const auto token = [](std::string_view v) {
+        return !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
+            return c > 0x20 && c < 0x7f && !std::strchr("()<>@,;:\\\"/[]?=", c);
+        });
+    };
+    std::string charset = declared && token(*declared) ? std::string(*declared) : std::string();
+    if (declared && charset.empty())
+        diag(severity::warning, diag_code::charset_chosen, path,
+             "the declared charset is not a charset name; chosen from the content instead");
     std::string_view body = p.body();
 
     // MHT-11.7: UTF-16 and UTF-32 cannot carry CRLF as octets; transcode to UTF-8.
@@ -1311,7 +1322,11 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     pr.transfer_encoding = std::string(cte_name(p.encoding));
     report.parts.push_back(std::move(pr));
 
-    field("Content-Type", p.content_type, path);
+    // A Content-Type refused (a parameter with a NUL) leaves its media type alone, or
+    // application/octet-stream: a part is never written without one.
+    if (!field("Content-Type", p.content_type, path) &&
+        !field("Content-Type", p.content_type.substr(0, p.content_type.find(';')), path))
+        field("Content-Type", "application/octet-stream", path);
     field("Content-Transfer-Encoding", cte_name(p.encoding), path);
     if (!p.label.empty()) field("Content-Location", uri_value(p.label, 18), path);
     if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);

@@ -23,6 +23,20 @@ bool needs_escape(char ch) noexcept {
     return c <= 0x20 || c >= 0x7F || c == '"' || c == '\\';
 }
 
+// Text a reader would decode as an RFC 2047 encoded-word: "=?charset?Q?" or "=?charset?B?"
+// and a later "?=" (a URL's "x=?" alone is not one: Blink writes such URLs bare).
+bool has_encoded_word(std::string_view s) noexcept {
+    for (std::size_t at = s.find("=?"); at != std::string_view::npos; at = s.find("=?", at + 2)) {
+        const std::size_t q = s.find('?', at + 2);
+        if (q == std::string_view::npos || q == at + 2 || q + 2 >= s.size()) return false;
+        const char e = s[q + 1];
+        if ((e == 'Q' || e == 'q' || e == 'B' || e == 'b') && s[q + 2] == '?' &&
+            s.find("?=", q + 3) != std::string_view::npos)
+            return true;
+    }
+    return false;
+}
+
 void note(std::vector<diagnostic>* diags, severity sev, diag_code code, std::size_t offset,
           std::string message) {
     if (diags) diags->push_back({sev, code, {}, offset, std::move(message)});
@@ -249,7 +263,7 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
     }
     // A reader would decode an encoded-word or drop a comment (MHT-4.4.2.3), so such text is
     // encoded too; so is a value that starts like the quoted form.
-    offending |= uri.find("=?") != std::string_view::npos || uri.starts_with('(');
+    offending |= has_encoded_word(uri) || uri.starts_with('(');
     if (uri.empty()) return out;
     if (!offending) {
         if (first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998)) {

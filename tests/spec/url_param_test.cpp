@@ -247,6 +247,25 @@ TEST(HeaderUri, LongPlainUriIsQuotedAndFolded) {
     EXPECT_EQ(extract_header_uri(w.value), uri);
 }
 
+// "=?" alone is no encoded-word (Blink writes ad URLs ending "tfua=?" bare); a whole one would
+// be decoded by a reader, so it is encoded.
+TEST(HeaderUri, MHT_4_4_2_2_EqualsQuestionMarkAloneStaysBare) {
+    EXPECT_EQ(write_header_uri("http://x.example/p;a=?").form, header_uri_form::bare);
+    EXPECT_EQ(write_header_uri("http://x.example/?a=?b").form, header_uri_form::bare);
+    const auto w = write_header_uri("http://x.example/=?utf-8?q?a?=");
+    EXPECT_EQ(w.form, header_uri_form::encoded_words);
+    EXPECT_EQ(extract_header_uri(w.value), "http://x.example/=?utf-8?q?a?=");
+}
+
+// The bare form up to a longer line for a one-line reader (Chromium), never past 998.
+TEST(HeaderUri, MHT_4_4_2_2_BareLineLimit) {
+    const std::string uri = cat({"http://x.example/", std::string(200, 'p'), ".html"});
+    EXPECT_EQ(write_header_uri(uri, 18, {}, false, 998).value, uri);
+    EXPECT_EQ(write_header_uri(uri, 18, {}, false, 78).form, header_uri_form::quoted);
+    const std::string huge = cat({"http://x.example/", std::string(990, 'p')});
+    EXPECT_EQ(write_header_uri(huge, 18, {}, false, 5000).form, header_uri_form::quoted);
+}
+
 TEST(HeaderUri, WriteThenExtractGivesBackAnyUri) {
     // The round trip: for any octets, 8-bit and CTLs included, extraction of what the
     // writer produced is the original URI.

@@ -142,6 +142,11 @@ struct writer_options {
     /// limit, as Blink writes and reads them (its reader does not join RFC 2017's quoted
     /// words, so it never finds a part labelled so); other URIs are written as with true.
     bool fold_uris = true;
+    /// A URI with an octet that RFC 1738 calls unsafe and a header may still carry (`<`, `>`,
+    /// `^`, backquote, `{`, `|`, `}`) is written as RFC 2047 words (MHT-4.4.1.1 method (b)),
+    /// as RFC 2557 wants; false writes it as browsers spell it (Chromium looks a part up by
+    /// the URL as it parses it), which check reports as `uri_needs_encoding`.
+    bool encode_unsafe_uris = false;
     /// The Date field's value as given (an archive's own, kept by repair); used instead of
     /// `date` when not empty, if it is a legal field value.
     std::string date_field;

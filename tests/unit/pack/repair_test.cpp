@@ -476,5 +476,41 @@ TEST(Repair, MHT_4_4_1_UnlabelledFrameGetsAbsoluteReferences) {
     EXPECT_TRUE(r.report.unreferenced.empty());
 }
 
+// A root whose charset parameter is not a name (a NUL in it, from a damaged header): the
+// Content-Type is still written, with a charset chosen from the content (found by fuzz_repair:
+// the field was refused whole, and a second repair chose another root).
+TEST(Repair, DamagedCharsetParameterKeepsTheContentType) {
+    std::string in =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=\"b\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html; charset=\"UT";
+    in += '\0';
+    in += "F-8\"\r\nContent-Location: http://x.example/\r\n\r\n<p>caf\xC3\xA9\r\n--b--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Type: text/html; charset=\"UTF-8\"\r\n"));
+}
+
+// --target rfc: a label with an octet RFC 1738 calls unsafe ('|') is written as RFC 2047 words
+// (MHT-4.4.1.1 method (b)), so check finds no MUST; the chromium target keeps it as browsers
+// spell it (Chromium looks parts up by the URL as it parses it).
+TEST(Repair, MHT_4_4_1_1_UnsafeLabelPerTarget) {
+    std::string in = clean_archive();
+    in = replace_all(in, "http://x.example/b.gif", "http://x.example/b|c.gif");
+    in = replace_all(in, "src=3D\"b.gif\"", "src=3D\"b|c.gif\"");
+    const auto chromium = repair(in);
+    EXPECT_THAT(chromium.bytes,
+                testing::HasSubstr("Content-Location: http://x.example/b|c.gif\r\n"));
+    pack::repair_options o;
+    o.target = pack::repair_target::rfc;
+    const auto rfc = repair(in, o);
+    EXPECT_THAT(rfc.bytes, testing::HasSubstr("Content-Location: =?US-ASCII?Q?"));
+    const auto doc = mime::document::parse(rfc.bytes);
+    for (const auto& f : archive::check(doc))
+        EXPECT_NE(f.level, archive::finding_level::error) << f.code << ": " << f.message;
+    EXPECT_EQ(contents(rfc.bytes), contents(chromium.bytes));
+    const auto again = repair(rfc.bytes, o);
+    EXPECT_EQ(again.bytes, rfc.bytes);
+}
+
 }  // namespace
 }  // namespace mhtml
