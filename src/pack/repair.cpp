@@ -294,10 +294,20 @@ void repairer::rewrite_references(leaf& d) {
         std::string value =
             want + std::string(keep_fragment && !label_fragment ? frag : std::string_view());
         if (value == url) continue;  // already so (a cid: URL that is a label, as Blink writes)
-        change("reference_rewritten", d.part, d.part.input_offset(),
+        // Where in IN: the reference itself when the body is there as it is (7bit, 8bit,
+        // binary, not transcoded), else the part; the octet in the decoded document is said.
+        const auto cte = d.part.encoding();
+        const bool as_is = !doc.transcoded && !d.part.in_decoded_body() &&
+                           (cte == mime::transfer_encoding::seven_bit ||
+                            cte == mime::transfer_encoding::eight_bit ||
+                            cte == mime::transfer_encoding::binary);
+        change("reference_rewritten", d.part,
+               as_is ? d.part.body_offset() + r.offset : d.part.input_offset(),
                "'" + r.url + "' names part " + t.part.path() + " only by a lenient match (" +
                    (res.lenient ? "another spelling, base or form" : "a fragment or base") +
-                   "); written '" + value + "' (no header alone makes it match)",
+                   "); written '" + value + "' (no header alone makes it match)" +
+                   (as_is ? std::string()
+                          : "; at octet " + std::to_string(r.offset) + " of the decoded document"),
                "MHT-4.4.1");
         values[i] = std::move(value);
         changed = true;

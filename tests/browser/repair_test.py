@@ -86,13 +86,40 @@ def wrapped_in_message(a: bytes) -> bytes:
     return b"MIME-Version: 1.0\r\nSubject: Fwd\r\nContent-Type: message/rfc822\r\n\r\n" + a
 
 
+def decoy_html_first(a: bytes) -> bytes:
+    """An HTML part before the root, which `start` names (Chromium takes the first)."""
+    head, parts, tail = parts_of(a)
+    h, _, body = parts[0].partition(b"\r\n\r\n")
+    root = h + b"\r\nContent-ID: <root@repair.test>\r\n\r\n" + body
+    decoy = (b"Content-Type: text/html\r\nContent-Location: " + BASE.encode() +
+             b"decoy.html\r\n\r\n<p>a decoy page</p>")
+    head = head.replace(b'type="text/html";', b'type="text/html";\r\n start="<root@repair.test>";', 1)
+    return join_parts(head, [decoy, root] + parts[1:], tail, boundary_of(a))
+
+
+def named_txt(a: bytes) -> bytes:
+    """The archive as it is, in a file named .txt (Chromium shows it as text)."""
+    return a
+
+
+named_txt.suffix = ".txt"
+
+
+def named_html(a: bytes) -> bytes:
+    """The archive as it is, in a file named .html (Chromium shows its source as a page)."""
+    return a
+
+
+named_html.suffix = ".html"
+
+
 def combined(a: bytes) -> bytes:
     return lf_only(bom_and_blank_line(no_close_delimiter(root_typed_text_plain(a))))
 
 
 DAMAGES = [lf_only, qp_soft_breaks_lf, base64_lf_and_blanks, no_close_delimiter,
            bom_and_blank_line, root_typed_text_plain, root_not_first, wrapped_in_message,
-           combined]
+           decoy_html_first, named_txt, named_html, combined]
 
 
 class RepairRendersAsClean(unittest.TestCase):
@@ -126,7 +153,7 @@ class RepairRendersAsClean(unittest.TestCase):
     def test_repaired_variants_render_as_the_clean_archive(self):
         for damage in DAMAGES:
             with self.subTest(damage=damage.__name__):
-                bad = os.path.join(self.work, damage.__name__ + ".mht")
+                bad = os.path.join(self.work, damage.__name__ + getattr(damage, "suffix", ".mht"))
                 out = os.path.join(self.work, damage.__name__ + ".repaired.mhtml")
                 with open(bad, "wb") as f:
                     f.write(damage(self.clean_bytes))

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <iostream>
+#include <filesystem>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <string>
@@ -148,6 +150,16 @@ int run_repair(const repair_cli_options& o) {
     }
     std::FILE* report = to_stdout ? stderr : stdout;
     std::fwrite(out.data(), 1, out.size(), report);
+    if (!to_stdout) {
+        // Chromium opens a file as an archive by its name alone.
+        std::string ext = std::filesystem::path(o.out).extension().string();
+        for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (ext != ".mhtml" && ext != ".mht")
+            std::fprintf(stderr,
+                         "mhtml repair: note: %s is not named .mhtml or .mht; Chromium opens "
+                         "only such files as archives (others as text or HTML)\n",
+                         o.out.c_str());
+    }
     // 1: the output lost something (an incomplete part, a part left out by the writer).
     bool complete = r.incomplete.empty();
     for (const auto& p : r.written.parts)
