@@ -169,7 +169,28 @@ std::string repairer::label_of(const mime::part_view& p) {
                "Content-Location '" + written + "' written resolved against its base as '" +
                    *info.location + "', so that every reader finds the part by it",
                "MHT-4.2.3");
-    return *info.location;
+    std::string label = *info.location;
+    if (opt_.target == repair_target::chromium && label.size() > 5 &&
+        ascii::iequals(std::string_view(label).substr(0, 5), "file:")) {
+        // Chromium serves no file: URL from an archive. The same path under the fictitious
+        // base's scheme keeps every relative reference resolving as it did (and Chromium
+        // resolves against it); absolute file: references are then rewritten.
+        std::string_view rest = std::string_view(label).substr(5);
+        if (rest.starts_with("//")) {
+            rest.remove_prefix(2);
+            rest.remove_prefix(std::min(rest.find('/'), rest.size()));  // the host, if any
+        }
+        std::string mapped = "thismessage:" + std::string(rest.starts_with('/') ? "" : "/");
+        mapped += rest;
+        change("label_file_mapped", p, p.input_offset(),
+               "Content-Location '" + label +
+                   "' is a file: URL, which Chromium does not serve "
+                   "from an archive; written '" +
+                   mapped + "'",
+               "");
+        label = std::move(mapped);
+    }
+    return label;
 }
 
 std::string repairer::type_of(const mime::part_view& p, bool is_root) {
@@ -297,10 +318,10 @@ void repairer::rewrite_references(leaf& d) {
         // Where in IN: the reference itself when the body is there as it is (7bit, 8bit,
         // binary, not transcoded), else the part; the octet in the decoded document is said.
         const auto cte = d.part.encoding();
-        const bool as_is = !doc.transcoded && !d.part.in_decoded_body() &&
-                           (cte == mime::transfer_encoding::seven_bit ||
-                            cte == mime::transfer_encoding::eight_bit ||
-                            cte == mime::transfer_encoding::binary);
+        const bool as_is =
+            !doc.transcoded && !d.part.in_decoded_body() &&
+            (cte == mime::transfer_encoding::seven_bit ||
+             cte == mime::transfer_encoding::eight_bit || cte == mime::transfer_encoding::binary);
         change("reference_rewritten", d.part,
                as_is ? d.part.body_offset() + r.offset : d.part.input_offset(),
                "'" + r.url + "' names part " + t.part.path() + " only by a lenient match (" +
@@ -478,7 +499,9 @@ void repairer::write(sink& out) {
             r.base64_body = l.part.raw_body();
         } else {
             body.clear();
-            const mime::codec_status st = l.part.decode_to(body);
+            // What decoding recovered (an octet outside the alphabet, a cut quantum) is a
+            // finding on reading.
+            const mime::codec_status st = l.part.decode_to(body, rep_.read);
             lost = st.truncated || st.soft_break_at_end;
             r.data = std::move(body);
         }
@@ -488,7 +511,7 @@ void repairer::write(sink& out) {
         if (copy && w.report().parts.size() > before && !w.report().parts.back().copied_encoded) {
             // Decoded by the writer after all (an octet outside the alphabet): did it lose any?
             std::string check;
-            const mime::codec_status st = l.part.decode_to(check);
+            const mime::codec_status st = l.part.decode_to(check, rep_.read);
             lost = st.truncated || st.soft_break_at_end;
         }
         incomplete(l, lost);

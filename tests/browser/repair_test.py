@@ -86,6 +86,49 @@ def wrapped_in_message(a: bytes) -> bytes:
     return b"MIME-Version: 1.0\r\nSubject: Fwd\r\nContent-Type: message/rfc822\r\n\r\n" + a
 
 
+def base64_bad_character(a: bytes) -> bytes:
+    """A character outside the alphabet in the middle of every base64 body (skipped)."""
+    head, parts, tail = parts_of(a)
+    out = []
+    for p in parts:
+        h, _, body = p.partition(b"\r\n\r\n")
+        if b"Content-Transfer-Encoding: base64" in h and len(body) > 8:
+            body = body[:4] + b"*" + body[4:]
+        out.append(h + b"\r\n\r\n" + body)
+    return join_parts(head, out, tail, boundary_of(a))
+
+
+def transport_padding(a: bytes) -> bytes:
+    """White space after every delimiter line (RFC 2046 allows it; strict readers do not)."""
+    b = boundary_of(a)
+    return a.replace(b"\r\n--" + b + b"\r\n", b"\r\n--" + b + b" \t \r\n")
+
+
+def top_type_text_plain(a: bytes) -> bytes:
+    """The message typed text/plain over its multipart body."""
+    return re.sub(rb"Content-Type: multipart/related;\r\n type=\"text/html\";\r\n "
+                  rb"boundary=\"[^\"]+\"", b"Content-Type: text/plain", a, count=1)
+
+
+def relative_labels(a: bytes) -> bytes:
+    """Every label relative, resolved by a Content-Base on the multipart."""
+    head, _, rest = a.partition(b"\r\n\r\n")
+    head = head.replace(b"Content-Type: multipart/related;",
+                        b"Content-Base: " + BASE.encode() + b"\r\nContent-Type: multipart/related;", 1)
+    return head + b"\r\n\r\n" + rest.replace(b"Content-Location: " + BASE.encode(),
+                                             b"Content-Location: ")
+
+
+def file_labels(a: bytes) -> bytes:
+    """Labels (and so the base of every reference) file: URLs."""
+    return a.replace(BASE.encode(), b"file:///srv/saved/refs/")
+
+
+def label_fragments(a: bytes) -> bytes:
+    """Every image labelled with a fragment the references do not have."""
+    return re.sub(rb"(Content-Location: [^\r]*\.(?:png|svg))\r\n", rb"\1#top\r\n", a)
+
+
 def decoy_html_first(a: bytes) -> bytes:
     """An HTML part before the root, which `start` names (Chromium takes the first)."""
     head, parts, tail = parts_of(a)
@@ -119,7 +162,8 @@ def combined(a: bytes) -> bytes:
 
 DAMAGES = [lf_only, qp_soft_breaks_lf, base64_lf_and_blanks, no_close_delimiter,
            bom_and_blank_line, root_typed_text_plain, root_not_first, wrapped_in_message,
-           decoy_html_first, named_txt, named_html, combined]
+           decoy_html_first, named_txt, named_html, base64_bad_character, transport_padding,
+           top_type_text_plain, relative_labels, file_labels, label_fragments, combined]
 
 
 class RepairRendersAsClean(unittest.TestCase):

@@ -512,5 +512,22 @@ TEST(Repair, MHT_4_4_1_1_UnsafeLabelPerTarget) {
     EXPECT_EQ(again.bytes, rfc.bytes);
 }
 
+// Chromium serves no file: URL from an archive: file: labels are written under thismessage:
+// with the same path, so relative references still resolve, and absolute file: references
+// are rewritten; --target rfc keeps them.
+TEST(Repair, FileLabelsMappedForChromium) {
+    std::string in = clean_archive();
+    in = replace_all(in, "http://x.example/", "file:///home/u/saved/");
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_TRUE(has_change(r.report, "label_file_mapped"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Location: thismessage:/home/u/saved/s.css"));
+    EXPECT_THAT(r.bytes, testing::Not(testing::HasSubstr("file:")));
+    EXPECT_TRUE(r.report.unreferenced.empty());
+    pack::repair_options o;
+    o.target = pack::repair_target::rfc;
+    EXPECT_THAT(repair(in, o).bytes, testing::HasSubstr("Content-Location: file:///home/u/saved/"));
+}
+
 }  // namespace
 }  // namespace mhtml
