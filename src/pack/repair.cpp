@@ -89,6 +89,16 @@ mime::part_view unit_of(const mime::part_view& p) {
     return p;
 }
 
+// A parameter value as a quoted-string (RFC 2045 5.1).
+std::string quoted_value(std::string_view v) {
+    std::string q = "\"";
+    for (const char c : v) {
+        if (c == '"' || c == '\\') q += '\\';
+        q += c;
+    }
+    return q + '"';
+}
+
 bool is_external_body(const mime::part_view& p) {
     return p.content_type().is("message", "external-body");
 }
@@ -198,14 +208,8 @@ std::string repairer::type_of(const mime::part_view& p, bool is_root) {
     if (is_external_body(p)) {
         // Its parameters say where the data is: all kept, each quoted.
         std::string t = ct.essence();
-        for (const auto& prm : ct.params.items()) {
-            t += "; " + prm.name + "=\"";
-            for (const char c : prm.value) {
-                if (c == '"' || c == '\\') t += '\\';
-                t += c;
-            }
-            t += '"';
-        }
+        for (const auto& prm : ct.params.items())
+            t += "; " + prm.name + "=" + quoted_value(prm.value);
         return t;
     }
     std::string type = ct.essence();
@@ -224,14 +228,8 @@ std::string repairer::type_of(const mime::part_view& p, bool is_root) {
     }
     if (ct.type == "text" || type == "text/html") {
         // The writer takes a charset that is a name, and chooses one for the rest.
-        if (auto cs = ct.param("charset"); cs && !cs->empty()) {
-            std::string q = "\"";
-            for (const char c : *cs) {
-                if (c == '"' || c == '\\') q += '\\';
-                q += c;
-            }
-            type += "; charset=" + q + "\"";
-        }
+        if (auto cs = ct.param("charset"); cs && !cs->empty())
+            type += "; charset=" + quoted_value(*cs);
     }
     return type;
 }
