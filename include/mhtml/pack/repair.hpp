@@ -12,18 +12,33 @@
 /// delimiter, the root first with `type` (MHT-7.6).
 ///
 /// What is kept: every leaf entity (an archive wrapped in message/rfc822, or nested
-/// multiparts, are flattened into one multipart/related), its decoded octets, its Content-ID,
+/// multiparts, are flattened into one multipart/related; a message/external-body stays one
+/// part, with its parameters and encapsulated header), its decoded octets, its Content-ID,
 /// and its Content-Location resolved against its base chain (absolute; MHT-4.2.3, chapter 5),
 /// so that every reference the reader resolves by label still resolves. What changes is listed
-/// in the report with the requirement behind it:
-///  * a root whose type is text/plain but whose content is HTML, or application/xhtml+xml
-///    (Chromium does not show either as a page), is written text/html (target chromium);
-///  * a reference that the reader matches only leniently (another percent-encoding, a query
+/// in the report (`what`) with the requirement behind it:
+///  * `leading_junk`, `top_type`: a BOM or blank lines before the headers left out; a
+///    multipart body under another type read as multipart/related;
+///  * `root_moved`: the root written first (MHT-7.6); in a multipart/alternative it is the
+///    first text/html for Chromium (which shows the first document), the last for rfc;
+///  * `label_resolved`, `label_dropped`, `content_id_replaced`: a label made absolute, a
+///    second part's duplicate label left out (it keeps a stable Content-ID), a Content-ID
+///    that cannot be written replaced by a stable one;
+///  * for Chromium: `root_labelled` (a root without a label gets thismessage:/, the base its
+///    references had), `label_file_mapped` (file: labels under thismessage: with the same
+///    path; Chromium serves no file: URL from an archive), labels written on one line
+///    (writer_options::fold_uris), and `root_type`: a root whose type is text/plain or
+///    application/octet-stream but whose content is HTML, or application/xhtml+xml (Chromium
+///    does not show them as a page), is written text/html; for rfc, URIs with octets RFC 1738
+///    calls unsafe are written as RFC 2047 words (writer_options::encode_unsafe_uris);
+///  * `external_header_ended`: an external body's encapsulated header gets its empty line;
+///  * `charset_changed`: a rewritten document written as UTF-8;
+///  * `reference_rewritten`: a reference that the reader matches only leniently (another percent-encoding, a query
 ///    or fragment difference, a relative Content-Location, a `cid:` form) is rewritten in its
 ///    document to the form that names its part exactly (MHT-4.4.1 method (a)): there is no
 ///    header-only fix, since a part has one Content-Location (MHT-4.2.5);
-///  * a part whose body could not be decoded whole (a truncated file, bad base64) is written
-///    with what was recovered, and listed as incomplete.
+///  * `incomplete`: a part whose body could not be decoded whole (a truncated file, bad
+///    base64) is written with what was recovered, and listed as incomplete.
 /// Decoded octets are never changed otherwise (text line ends become CRLF, MHT-11.4).
 ///
 /// Deterministic: the boundary is a fixed one (with "=_", so no encoded body can hold it), the
@@ -43,7 +58,7 @@
 namespace mhtml::pack {
 
 enum class repair_target {
-    chromium,  ///< also what Chromium needs beyond RFC 2557 (an HTML root typed text/html)
+    chromium,  ///< also what Chromium needs beyond RFC 2557 (see above)
     rfc,       ///< RFC 2557 alone (for mail readers): types are kept as they are
 };
 
