@@ -58,28 +58,6 @@ std::string_view fragment_of(std::string_view u) {
     return h == std::string_view::npos ? std::string_view() : u.substr(h);
 }
 
-/// The leaf to show for `p`: `p` itself, or inside a multipart a text/html leaf, else its first
-/// leaf. Which text/html: the last, the preferred alternative of RFC 2046 §5.1.4 (`rfc`); or
-/// the first, the one Chromium shows (it flattens the tree and takes the first document).
-std::optional<mime::part_view> display_leaf(const mime::part_view& p, repair_target target) {
-    if (p.is_leaf()) return p;
-    std::optional<mime::part_view> first, html;
-    std::vector<mime::part_view> todo{p};
-    while (!todo.empty()) {
-        const mime::part_view q = todo.back();
-        todo.pop_back();
-        if (q.is_leaf()) {
-            if (!first) first = q;
-            if (q.content_type().is("text", "html") && (!html || target == repair_target::rfc))
-                html = q;
-            continue;
-        }
-        auto kids = q.children();
-        for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
-    }
-    return html ? html : first;
-}
-
 /// What is written for `p`: the message/external-body around it if there is one (an external
 /// body stays one part: its parameters and encapsulated header say where the data is), else
 /// `p`.
@@ -87,6 +65,35 @@ mime::part_view unit_of(const mime::part_view& p) {
     for (auto up = p.parent(); up; up = up->parent())
         if (up->content_type().is("message", "external-body")) return unit_of(*up);
     return p;
+}
+
+/// The leaf to show for `p`: `p` itself, or inside a multipart a text/html leaf, else its first
+/// leaf. Which text/html: the last, the preferred alternative of RFC 2046 §5.1.4 (`rfc`); or
+/// the first, the one Chromium shows (it flattens the tree and takes the first document).
+std::optional<mime::part_view> display_leaf(const mime::part_view& p, repair_target target) {
+    if (p.is_leaf()) return p;
+    std::optional<mime::part_view> first, html;
+    bool first_phantom = false;
+    std::vector<mime::part_view> todo{p};
+    while (!todo.empty()) {
+        const mime::part_view q = todo.back();
+        todo.pop_back();
+        if (q.is_leaf()) {
+            // The encapsulated header of an external body is no document to show.
+            const bool phantom = !(unit_of(q) == q);
+            if (!first || (first_phantom && !phantom)) {
+                first = q;
+                first_phantom = phantom;
+            }
+            if (!phantom && q.content_type().is("text", "html") &&
+                (!html || target == repair_target::rfc))
+                html = q;
+            continue;
+        }
+        auto kids = q.children();
+        for (auto it = kids.rbegin(); it != kids.rend(); ++it) todo.push_back(*it);
+    }
+    return html ? html : first;
 }
 
 // A parameter value as a quoted-string (RFC 2045 5.1).
@@ -473,12 +480,16 @@ void repairer::write(sink& out) {
         r.origin = l.part.path();
         rep_.inputs.push_back(r.origin);
         // Base64 in the writer's own form is copied as it is (no decoding, no encoding).
-        const bool copy = i > 0 && !l.text && !l.type.starts_with("text/") &&
-                          l.part.encoding() == mime::transfer_encoding::base64 &&
-                          base64_lines(l.part.raw_body());
+        const bool copy =
+            i > 0 && !l.text && !l.type.starts_with("text/") && !is_external_body(l.part) &&
+            l.part.encoding() == mime::transfer_encoding::base64 && base64_lines(l.part.raw_body());
         bool lost = false;
         if (l.text) {
             r.data = *l.text;
+            // Rewritten from its decoded octets: did decoding lose any?
+            std::string check;
+            const mime::codec_status st = l.part.decode_to(check);
+            lost = st.truncated || st.soft_break_at_end;
         } else if (is_external_body(l.part)) {
             // The encapsulated header and the phantom body, as they are; the header ends with
             // an empty line even when it is empty (RFC 2046 5.2.3).

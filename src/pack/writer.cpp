@@ -891,8 +891,8 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     if (r.in_memory && !r.base64_body.empty()) {
         // Already base64: copied when it is the encoder's own form and nothing needs the
         // octets themselves; else decoded here.
-        const bool copy =
-            !p.text && !coded && !is_root && !opt.content_md5 && opt.external_over == 0;
+        const bool copy = !p.text && ct.type != "message" && !coded && !is_root &&
+                          !opt.content_md5 && opt.external_over == 0;
         if (const auto n = copy ? mime::canonical_base64_size(r.base64_body) : std::nullopt) {
             p.encoded = r.base64_body;
             p.size = p.source_size = *n;
@@ -974,7 +974,8 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         }
     }
 
-    if (ct.type == "message" && ct.subtype == "external-body") {
+    const bool external_body = ct.type == "message" && ct.subtype == "external-body";
+    if (external_body) {
         // A reference to data elsewhere (RFC 2046 §5.2.3), e.g. copied by repair: its
         // parameters as given, and its encapsulated header and phantom body as they are, in
         // 7bit, the only encoding it may have.
@@ -1024,7 +1025,8 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         }
         p.fields.emplace_back(name, value);
     }
-    if (opt.content_md5 || p.external) {
+    // Content-MD5 is for a leaf's octets (RFC 1864), not an external body's header block.
+    if ((opt.content_md5 && !external_body) || p.external) {
         md5 h;
         if (p.fd >= 0) {
             rbuf.resize(read_chunk);
@@ -1324,9 +1326,14 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
 
     // A Content-Type refused (a parameter with a NUL) leaves its media type alone, or
     // application/octet-stream: a part is never written without one.
-    if (!field("Content-Type", p.content_type, path) &&
-        !field("Content-Type", p.content_type.substr(0, p.content_type.find(';')), path))
-        field("Content-Type", "application/octet-stream", path);
+    if (!field("Content-Type", p.content_type, path)) {
+        std::string essence = p.content_type.substr(0, p.content_type.find(';'));
+        if (!field("Content-Type", essence, path)) {
+            essence = "application/octet-stream";
+            field("Content-Type", essence, path);
+        }
+        report.parts.back().content_type = essence;
+    }
     field("Content-Transfer-Encoding", cte_name(p.encoding), path);
     if (!p.label.empty()) field("Content-Location", uri_value(p.label, 18), path);
     if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);

@@ -28,7 +28,8 @@ bool needs_escape(char ch) noexcept {
 bool has_encoded_word(std::string_view s) noexcept {
     for (std::size_t at = s.find("=?"); at != std::string_view::npos; at = s.find("=?", at + 2)) {
         const std::size_t q = s.find('?', at + 2);
-        if (q == std::string_view::npos || q == at + 2 || q + 2 >= s.size()) return false;
+        if (q == std::string_view::npos || q + 2 >= s.size()) return false;
+        if (q == at + 2) continue;  // "=??": no charset here, but a word may follow
         const char e = s[q + 1];
         if ((e == 'Q' || e == 'q' || e == 'B' || e == 'b') && s[q + 2] == '?' &&
             s.find("?=", q + 3) != std::string_view::npos)

@@ -255,6 +255,14 @@ TEST(HeaderUri, MHT_4_4_2_2_EqualsQuestionMarkAloneStaysBare) {
     const auto w = write_header_uri("http://x.example/=?utf-8?q?a?=");
     EXPECT_EQ(w.form, header_uri_form::encoded_words);
     EXPECT_EQ(extract_header_uri(w.value), "http://x.example/=?utf-8?q?a?=");
+    // A malformed "=??" before a whole word does not hide it (found in review).
+    for (const std::string u : {"=?"
+                                "?=?x?q?A?=",
+                                "=?a?x?=?"
+                                "?=?x?q?A?="}) {
+        EXPECT_NE(write_header_uri(u).form, header_uri_form::bare) << u;
+        EXPECT_EQ(extract_header_uri(write_header_uri(u).value), u);
+    }
 }
 
 // The bare form up to a longer line for a one-line reader (Chromium), never past 998.

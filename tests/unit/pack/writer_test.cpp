@@ -241,6 +241,18 @@ TEST(Writer, ExternalBodyResourceIsSevenBit) {
     EXPECT_THAT(w.bytes, testing::HasSubstr("Content-Transfer-Encoding: 7bit\r\n\r\nContent-Type: "
                                             "image/png\r\nContent-ID: <a@x.example>\r\n\r\n"));
     EXPECT_TRUE(has_diag(w.report, diag_code::resource_unreadable));
+    // Given as base64, it is decoded (never copied as its header block), and it gets no
+    // Content-MD5 (RFC 1864 is for a leaf's octets).
+    resource e =
+        res("", "message/external-body; access-type=\"URL\"; url=\"http://x.example/a\"", "");
+    const std::string inner64 = mhtml::mime::base64_encode(inner);
+    e.base64_body = inner64;
+    writer_options o;
+    o.content_md5 = true;
+    auto m = write(res("http://x.example/", "text/html", page_img), {e}, o);
+    EXPECT_FALSE(m.report.parts[1].copied_encoded);
+    EXPECT_THAT(m.bytes, testing::HasSubstr("7bit\r\n\r\nContent-Type: image/png\r\n"));
+    EXPECT_EQ(m.bytes.find("Content-MD5", m.report.parts[1].offset), std::string::npos);
 }
 
 TEST(Writer, MHT_7_7_RootNotFirstWritesStart) {
