@@ -6,7 +6,9 @@ images, srcset, picture, style sheets with @import and url(), a web font, an SVG
 `--base` set to an http URL, and rendered in headless Chromium as an .mhtml file. Damaged
 variants of it are made here, one per kind of damage (and one with several at once); each is
 repaired with `mhtml repair`, and the repaired archive must render pixel-identical to the
-clean one, ask nothing of any server, and have no MUST finding in `mhtml check`.
+clean one, ask nothing of any server, and have no MUST finding in `mhtml check`. An archive
+cut in its last part is repaired too: the cut part is listed as incomplete, and every image
+that survived shows as in the clean archive.
 """
 
 import json
@@ -193,6 +195,25 @@ class RepairRendersAsClean(unittest.TestCase):
         # The reference is a real page: its images loaded from the archive.
         self.assertEqual(self.reference.network, [])
         self.assertGreater(len(self.reference.from_cache) + len(self.reference.requests), 5)
+
+    def test_truncated_archive_shows_what_survived(self):
+        # Cut in the middle of the last part (the web font): every image survived, and the
+        # repaired archive shows each as the clean one does; the cut part is listed.
+        last = self.clean_bytes.rindex(b"Content-Location: ")
+        cut = self.clean_bytes[:last + (len(self.clean_bytes) - last) // 2]
+        bad = os.path.join(self.work, "truncated.mht")
+        out = os.path.join(self.work, "truncated.repaired.mhtml")
+        with open(bad, "wb") as f:
+            f.write(cut)
+        done = pack_test.run_mhtml("repair", bad, "-o", out, "--json", ok=(1,))
+        report = json.loads(done.stdout)
+        self.assertEqual(len(report["incomplete"]), 1, report["incomplete"])
+        shown = "[...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])"
+        clean = self.browser.render("file://" + self.clean, timeout=90, evaluate=shown)
+        r = self.browser.render("file://" + out, timeout=90, evaluate=shown)
+        self.assertEqual(r.network, [])
+        self.assertEqual(r.evaluated, clean.evaluated)
+        self.assertGreaterEqual(sum(1 for _, w in clean.evaluated if w > 0), 4)
 
     def test_repaired_variants_render_as_the_clean_archive(self):
         for damage in DAMAGES:
