@@ -6,7 +6,8 @@ images, srcset, picture, style sheets with @import and url(), a web font, an SVG
 `--base` set to an http URL, and rendered in headless Chromium as an .mhtml file. Damaged
 variants of it are made here, one per kind of damage (and one with several at once); each is
 repaired with `mhtml repair`, and the repaired archive must render pixel-identical to the
-clean one, ask nothing of any server, and have no MUST finding in `mhtml check`. An archive
+clean one, ask nothing of any server, have no MUST finding in `mhtml check`, and be read by
+Python's email (policy default) with no defect. An archive
 cut in its last part is repaired too: the cut part is listed as incomplete, and every image
 that survived shows as in the clean archive.
 """
@@ -18,6 +19,8 @@ import shutil
 import sys
 import tempfile
 import unittest
+from email import policy
+from email.parser import BytesParser
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chromium  # noqa: E402
@@ -227,6 +230,10 @@ class RepairRendersAsClean(unittest.TestCase):
                 check = json.loads(pack_test.run_mhtml("check", "--json", out, ok=(0, 1)).stdout)
                 must = [f for f in check["findings"] if f["level"] == "error"]
                 self.assertEqual(must, [], f"{damage.__name__}: MUST findings")
+                with open(out, "rb") as f:
+                    message = BytesParser(policy=policy.default).parse(f)
+                defects = [(p.get_content_type(), d) for p in message.walk() for d in p.defects]
+                self.assertEqual(defects, [], f"{damage.__name__}: Python's email")
                 r = self.browser.render("file://" + out, timeout=90)
                 self.assertEqual(r.network, [], f"{damage.__name__}: asked a server")
                 diff = chromium.compare_png(self.reference.png, r.png)
