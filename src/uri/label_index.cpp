@@ -1,5 +1,7 @@
 #include "mhtml/uri/label_index.hpp"
 
+#include <cctype>
+
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
@@ -13,6 +15,74 @@ namespace {
 // The key a resolved location is indexed under: no fragment, and the fictitious scheme in
 // one spelling so that `this_message:` and `thismessage:` (any case) meet. A view into
 // `resolved`, or into `scratch` when the scheme had to be respelled.
+// The last path segment of a URL or reference as every lenient reading could spell it:
+// fragment and query set aside, TAB, CR and LF removed and white space trimmed (as the URL
+// Standard does), `\` read as `/` too, %XX decoded, ASCII lower-cased. None where there is
+// no path (`http://host`), or the segment is empty, `.` or `..` (dot segments and an empty
+// path are what normalisation changes). Two spellings that any reading of find() matches
+// have the same tail: a reference whose tail no label has matches nothing.
+std::optional<std::string> tail_key(std::string_view u) {
+    u = u.substr(0, std::min(u.find('#'), u.size()));
+    u = u.substr(0, std::min(u.find('?'), u.size()));
+    std::string s;
+    s.reserve(u.size());
+    for (const char c : u)
+        if (c != '\t' && c != '\r' && c != '\n') s += c == '\\' ? '/' : c;
+    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) s.pop_back();
+    std::size_t from = 0;
+    while (from < s.size() && static_cast<unsigned char>(s[from]) <= 0x20) ++from;
+    std::string_view v = std::string_view(s).substr(from);
+    // An authority must be followed by a path. The URL Standard starts one after any run of
+    // slashes, also none or one, behind a special scheme (`http:/x.example` is
+    // http://x.example/), and after "//" elsewhere.
+    std::size_t colon = v.find(':');
+    const bool has_scheme =
+        colon != std::string_view::npos && colon > 0 &&
+        std::isalpha(static_cast<unsigned char>(v[0])) &&
+        v.substr(0, colon).find_first_not_of(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") ==
+            std::string_view::npos;
+    std::string scheme = has_scheme ? std::string(v.substr(0, colon)) : std::string();
+    for (char& c : scheme)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool special = scheme == "http" || scheme == "https" || scheme == "ftp" ||
+                         scheme == "ws" || scheme == "wss" || scheme == "file";
+    std::size_t host = std::string_view::npos;
+    if (special) {
+        host = colon + 1;
+    } else if (const std::size_t slashes = v.find("//");
+               slashes != std::string_view::npos && slashes == v.find('/') &&
+               (slashes == 0 || (has_scheme && slashes == colon + 1))) {
+        host = slashes + 2;
+    }
+    if (host != std::string_view::npos) {
+        while (host < v.size() && v[host] == '/') ++host;
+        if (v.find('/', host) == std::string_view::npos) return std::nullopt;
+    }
+    std::size_t start = v.rfind('/');
+    if (start == std::string_view::npos) {
+        const std::size_t colon = v.find(':');
+        start = colon == std::string_view::npos ? 0 : colon + 1;
+    } else {
+        ++start;
+    }
+    std::string out;
+    for (std::size_t i = start; i < v.size(); ++i) {
+        const char c = v[i];
+        if (c == '%' && i + 2 < v.size() && std::isxdigit(static_cast<unsigned char>(v[i + 1])) &&
+            std::isxdigit(static_cast<unsigned char>(v[i + 2]))) {
+            out += static_cast<char>(std::stoi(std::string(v.substr(i + 1, 2)), nullptr, 16));
+            i += 2;
+        } else {
+            out += c;
+        }
+    }
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (out.empty() || out == "." || out == "..") return std::nullopt;
+    return out;
+}
+
 std::string_view location_key(std::string_view resolved, std::string& scratch) {
     std::string_view s = without_fragment(resolved);
     std::size_t colon = s.find(':');
@@ -176,13 +246,16 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         std::string resolved = (own ? *own : parts_base).resolve(label);
         std::string scratch;
         std::string key(location_key(resolved, scratch));
+        index_tail(key);
         if (!by_location_.insert(key, i))
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
                    "Content-Location " + key +
                        " is also on an earlier part; references reach the first");
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
-        if (std::string normal = normalize(key); normal != key)
+        if (std::string normal = normalize(key); normal != key) {
+            index_tail(normal);
             by_normal_location_.insert(std::move(normal), i);
+        }
         // Labels that differ only by fragment: the fragment-exact match.
         if (resolved.find('#') != std::string::npos) {
             std::string fragment_scratch;
@@ -200,10 +273,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                 : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
         if (spaced != label) {
             std::string spaced_scratch;
-            by_spaced_location_.insert(
-                std::string(
-                    location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch)),
-                i);
+            std::string spaced_key(
+                location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch));
+            index_tail(spaced_key);
+            by_spaced_location_.insert(std::move(spaced_key), i);
         }
         // As a browser reads the label (MHT-8.2.5's browser retry), where that differs from
         // the location key: Chromium keeps the raw spaces of a Content-Location, so the
@@ -215,16 +288,28 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             for (const std::string* text : {&spaced, &label}) {
                 if (text == &label && spaced == label) break;
                 std::optional<std::string> browser = browser_key_with(*text, b);
-                if (browser && *browser != key) by_browser_location_.insert(std::move(*browser), i);
+                if (browser && *browser != key) {
+                    index_tail(*browser);
+                    by_browser_location_.insert(std::move(*browser), i);
+                }
             }
         }
         // REQUIREMENTS L-8: `http:images/x.gif` under an http base, read non-strictly.
         if (auto compat = (own ? *own : parts_base).resolve_same_scheme(label)) {
             std::string compat_scratch;
-            by_same_scheme_location_.insert(std::string(location_key(*compat, compat_scratch)), i);
+            std::string compat_key(location_key(*compat, compat_scratch));
+            index_tail(compat_key);
+            by_same_scheme_location_.insert(std::move(compat_key), i);
         }
         locations_[i] = std::move(resolved);
     }
+}
+
+// A label without a tail (no path, or an empty or dot segment last) needs no entry: every
+// reading of it keeps that, and a reference that could match it has no tail either, so it is
+// never skipped.
+void label_index::index_tail(std::string_view key) {
+    if (auto t = tail_key(key)) tails_.insert(std::move(*t), 0);
 }
 
 const std::string* label_index::location(std::size_t i) const {
@@ -321,6 +406,14 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         return m;
     }
     if (options.strict) return m;
+    // Every reading below keeps the last path segment (tail_key): when no label has the
+    // reference's, none can match, and the costly readings are skipped.
+    if (!options.every_reading) {
+        const auto resolved_tail = tail_key(m.resolved);
+        const auto raw_tail = tail_key(reference);
+        if (resolved_tail && raw_tail && !tails_.find(*resolved_tail) && !tails_.find(*raw_tail))
+            return m;
+    }
     std::string normal = normalize(key);
     const std::size_t* normal_hit = lookup(by_normal_location_, normal);
     if (!normal_hit && normal != key) normal_hit = lookup(by_location_, normal);

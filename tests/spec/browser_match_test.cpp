@@ -9,6 +9,7 @@
 
 #include <deque>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,71 @@ TEST(BrowserMatch, BrowserKeyIsTheStandardSerializationWithChromiumsPipe) {
     EXPECT_EQ(browser_key("x", "this_message:/d/"), "thismessage:/d/x");
     EXPECT_EQ(browser_key("x", "cid:a@b"), std::nullopt);
     EXPECT_EQ(browser_key("x", "not a base"), std::nullopt);
+}
+
+// The index skips the lenient readings when no label has the reference's last path segment
+// (as every reading could spell it). Random labels and references made of what those readings
+// change (case, %-escapes, dot segments, backslashes, spaces, tabs, queries, fragments,
+// `scheme:` without slashes, authorities without a path): the answer is the same as when every
+// reading is tried.
+TEST(BrowserMatch, MHT_8_2_5_LastSegmentFilterChangesNoAnswer) {
+    std::mt19937 rng(8255);
+    const std::vector<std::string> pieces = {"a",
+                                             "A",
+                                             "b.png",
+                                             "B.PNG",
+                                             "%41",
+                                             "%62.png",
+                                             "%2e",
+                                             "%2E",
+                                             ".",
+                                             "..",
+                                             "/",
+                                             "\\",
+                                             " ",
+                                             "\t",
+                                             "?q=1",
+                                             "#f",
+                                             "http:",
+                                             "http://x.example",
+                                             "HTTP://X.EXAMPLE",
+                                             "thismessage:/",
+                                             "//x.example",
+                                             "%7C",
+                                             "|",
+                                             "c%20d",
+                                             "c d",
+                                             "x.example"};
+    auto make = [&](int n) {
+        std::string s;
+        for (int k = 0; k < n; ++k) s += pieces[rng() % pieces.size()];
+        return s;
+    };
+    int lenient = 0;
+    for (int round = 0; round < 8000; ++round) {
+        std::deque<std::string> labels;
+        std::vector<part_labels> parts;
+        for (int k = 0, n = 1 + static_cast<int>(rng() % 4); k < n; ++k) {
+            labels.push_back(make(1 + static_cast<int>(rng() % 4)));
+            part_labels p;
+            p.content_location = labels.back();
+            parts.push_back(p);
+        }
+        const char* bases[] = {"thismessage:/", "http://x.example/dir/page.html",
+                               "http://x.example/"};
+        const label_index index(parts, *base_uri::make(bases[rng() % 3]), nullptr);
+        for (int r = 0; r < 8; ++r) {
+            const std::string ref = r < 2 ? labels[rng() % labels.size()] + make(1)
+                                          : make(1 + static_cast<int>(rng() % 3));
+            const base_uri base = *base_uri::make(bases[rng() % 3]);
+            const auto fast = index.find(ref, base, {});
+            const auto all = index.find(ref, base, {.every_reading = true});
+            ASSERT_EQ(fast.part, all.part) << "'" << ref << "' labels: " << labels.front();
+            ASSERT_EQ(fast.lenient, all.lenient) << "'" << ref << "'";
+            lenient += all.lenient ? 1 : 0;
+        }
+    }
+    EXPECT_GT(lenient, 100);  // the readings were exercised
 }
 
 }  // namespace

@@ -60,6 +60,10 @@ struct match_options {
     /// `cid_matched_content_location` (ambiguous). Off by default, because it contradicts a
     /// MUST; the archive layer turns it on for archives Blink wrote ("Saved by Blink").
     bool cid_content_location = false;
+    /// Every lenient reading is tried even when no label has the reference's last path
+    /// segment (a filter that skips them, since none can match then). For the tests that
+    /// check the filter changes no answer.
+    bool every_reading = false;
 };
 
 struct reference_match {
@@ -114,6 +118,11 @@ private:
     string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
     string_map by_browser_location_;      // browser_key() where it differs from the location key
     string_map by_fragment_location_;     // labels with a fragment, fragment kept
+    // The last path segment of every label in the tables above, as the lenient readings can
+    // spell it (tail_key in label_index.cpp): a reference whose segment is not here matches
+    // nothing, and find() skips its costly retries.
+    string_map tails_;
+    void index_tail(std::string_view key);
 };
 
 /// The key the browser retry compares: `reference` parsed by the URL Standard's parser
