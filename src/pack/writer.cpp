@@ -675,6 +675,21 @@ public:
         return handed::yes;
     }
 
+    /// Waits for the buffer in flight, then takes `v` to write as it is (octets that outlive
+    /// the writing, e.g. an input's mapped body): no copy into a buffer. As submit().
+    handed submit_view(std::string_view v) {
+        std::unique_lock lock(m_);
+        cv_.wait(lock, [&] { return !busy_; });
+        if (failed_) return handed::failed;
+        if (!thread_.joinable()) return handed::no_thread;  // only after a buffer started it
+        view_ = v;
+        pending_size_ = v.size();
+        busy_ = true;
+        lock.unlock();
+        cv_.notify_all();
+        return handed::yes;
+    }
+
     /// Waits until everything submitted is written; false if a write failed.
     bool drain() {
         std::unique_lock lock(m_);
@@ -697,7 +712,8 @@ private:
             lock.unlock();
             bool ok = false;
             try {  // a sink that throws fails the writing, as on the writer's thread
-                ok = out_.write(std::string_view(pending_.data(), pending_size_));
+                ok = out_.write(view_.data() ? view_
+                                             : std::string_view(pending_.data(), pending_size_));
             } catch (...) {
                 ok = false;
             }
@@ -707,6 +723,7 @@ private:
             } else {
                 failed_ = true;
             }
+            view_ = {};
             busy_ = false;
             cv_.notify_all();
         }
@@ -714,6 +731,7 @@ private:
 
     sink& out_;
     out_buffer pending_;
+    std::string_view view_;  // submit_view()'s octets, written instead of pending_
     std::size_t pending_size_ = 0;
     std::mutex m_;
     std::condition_variable cv_;
@@ -817,6 +835,24 @@ struct writer::state {
     char* reserve(std::size_t n) {
         if (buf.size() - used < n) flush();
         return buf.data() + used;
+    }
+
+    /// Writes `v` (octets that outlive the writer's use of them) without copying it into the
+    /// buffer when it is large and written behind; else as put().
+    void put_view(std::string_view v) {
+        if (v.size() < (1u << 18) || !behind || failed) return put(v);
+        if (!flush()) return;
+        if (!behind) return put(v);  // flush() found no thread: on this one
+        switch (behind->submit_view(v)) {
+            case write_behind::handed::yes:
+                flushed += v.size();
+                return;
+            case write_behind::handed::failed:
+                sink_failed(behind->written());
+                return;
+            case write_behind::handed::no_thread:
+                return put(v);
+        }
     }
 
     void put(std::string_view s) {
@@ -1200,7 +1236,7 @@ void writer::state::top_header(const prepared& root) {
 void writer::state::emit_body(prepared& p) {
     const std::uint64_t start = position();
     if (!p.encoded.empty()) {
-        put(p.encoded);
+        put_view(p.encoded);
         if (!p.encoded.ends_with("\r\n")) put("\r\n");
         report.parts.back().copied_encoded = true;
     } else if (p.fd >= 0) {

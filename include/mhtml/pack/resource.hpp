@@ -45,7 +45,8 @@ struct resource {
     std::string data;
     std::filesystem::path file;
     /// Instead of `data` (with `in_memory`): octets already base64 encoded, e.g. a body part
-    /// of another archive, borrowed (they must outlive the writer's call). When they are
+    /// of another archive, borrowed: they must stay valid until writer::finish() returns (a
+    /// large body is written from where it is, by the writing thread). When they are
     /// exactly what the writer's encoder would write (mime::canonical_base64_size) and the
     /// writer needs nothing else from the octets (a type other than text, no Content-Encoding,
     /// no Content-MD5 to compute, no external bodies, not the root) they are copied as they

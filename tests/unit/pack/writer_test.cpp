@@ -594,7 +594,12 @@ TEST(Writer, SinkFailureIsAnError) {
 TEST(Writer, WriteBehindGivesTheSameOctetsAndItsFailures) {
     const auto bin = random_bytes(13 << 20, 9);  // four buffers
     const resource root = res("http://x.example/", "text/html", page);
-    const std::vector<resource> others = {res("http://x.example/a.bin", "image/png", bin),
+    // Base64 in the encoder's form, large enough to be handed to the writing thread as it is
+    // (no copy into a buffer), between two parts that are encoded.
+    const std::string big64 = mhtml::mime::base64_encode(random_bytes(3 << 20, 10));
+    resource copied = res("http://x.example/b.png", "image/png", "");
+    copied.base64_body = big64;
+    const std::vector<resource> others = {res("http://x.example/a.bin", "image/png", bin), copied,
                                           res("http://x.example/a.css", "text/css", "a {}\n")};
     auto write_fd = [&](bool behind) {
         writer_options o;
@@ -613,6 +618,8 @@ TEST(Writer, WriteBehindGivesTheSameOctetsAndItsFailures) {
         fs::remove(tmp);
         EXPECT_TRUE(r.ok());
         EXPECT_EQ(r.bytes, bytes.size());
+        EXPECT_TRUE(r.parts[2].copied_encoded);
+        EXPECT_NE(bytes.find("\r\n\r\n" + big64 + "\r\n--"), std::string::npos);
         return bytes;
     };
     EXPECT_EQ(write_fd(true), write_fd(false));
