@@ -12,9 +12,6 @@ namespace mhtml::uri {
 
 namespace {
 
-// The key a resolved location is indexed under: no fragment, and the fictitious scheme in
-// one spelling so that `this_message:` and `thismessage:` (any case) meet. A view into
-// `resolved`, or into `scratch` when the scheme had to be respelled.
 // The last path segment of a URL or reference as every lenient reading could spell it:
 // fragment and query set aside, TAB, CR and LF removed and white space trimmed (as the URL
 // Standard does), `\` read as `/` too, %XX decoded, ASCII lower-cased. None where there is
@@ -35,7 +32,7 @@ std::optional<std::string> tail_key(std::string_view u) {
     // An authority must be followed by a path. The URL Standard starts one after any run of
     // slashes, also none or one, behind a special scheme (`http:/x.example` is
     // http://x.example/), and after "//" elsewhere.
-    std::size_t colon = v.find(':');
+    const std::size_t colon = v.find(':');
     const bool has_scheme =
         colon != std::string_view::npos && colon > 0 &&
         std::isalpha(static_cast<unsigned char>(v[0])) &&
@@ -61,17 +58,17 @@ std::optional<std::string> tail_key(std::string_view u) {
     }
     std::size_t start = v.rfind('/');
     if (start == std::string_view::npos) {
-        const std::size_t colon = v.find(':');
-        start = colon == std::string_view::npos ? 0 : colon + 1;
+        start = colon == std::string_view::npos ? 0 : colon + 1;  // `http:g`, `g`
     } else {
         ++start;
     }
+    const auto hex = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
     std::string out;
     for (std::size_t i = start; i < v.size(); ++i) {
         const char c = v[i];
         if (c == '%' && i + 2 < v.size() && std::isxdigit(static_cast<unsigned char>(v[i + 1])) &&
             std::isxdigit(static_cast<unsigned char>(v[i + 2]))) {
-            out += static_cast<char>(std::stoi(std::string(v.substr(i + 1, 2)), nullptr, 16));
+            out += static_cast<char>(hex(v[i + 1]) * 16 + hex(v[i + 2]));
             i += 2;
         } else {
             out += c;
@@ -83,6 +80,9 @@ std::optional<std::string> tail_key(std::string_view u) {
     return out;
 }
 
+// The key a resolved location is indexed under: no fragment, and the fictitious scheme in
+// one spelling so that `this_message:` and `thismessage:` (any case) meet. A view into
+// `resolved`, or into `scratch` when the scheme had to be respelled.
 std::string_view location_key(std::string_view resolved, std::string& scratch) {
     std::string_view s = without_fragment(resolved);
     std::size_t colon = s.find(':');
