@@ -2,10 +2,10 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <iostream>
-#include <filesystem>
 #include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <string>

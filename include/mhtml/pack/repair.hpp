@@ -33,7 +33,8 @@
 ///    calls unsafe are written as RFC 2047 words (writer_options::encode_unsafe_uris);
 ///  * `external_header_ended`: an external body's encapsulated header gets its empty line;
 ///  * `charset_changed`: a rewritten document written as UTF-8;
-///  * `reference_rewritten`: a reference that the reader matches only leniently (another percent-encoding, a query
+///  * `reference_rewritten`: a reference that the reader matches only leniently (another
+///  percent-encoding, a query
 ///    or fragment difference, a relative Content-Location, a `cid:` form) is rewritten in its
 ///    document to the form that names its part exactly (MHT-4.4.1 method (a)): there is no
 ///    header-only fix, since a part has one Content-Location (MHT-4.2.5);
