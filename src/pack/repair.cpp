@@ -110,13 +110,26 @@ bool is_external_body(const mime::part_view& p) {
     return p.content_type().is("message", "external-body");
 }
 
+/// Where a part of a first pass's output came from: the input part's path and offset.
+struct origin {
+    std::string path;
+    std::uint64_t offset = 0;
+};
+
 class repairer {
 public:
-    repairer(const mime::document& doc, const repair_options& o, repair_report& rep)
-        : doc_(doc), opt_(o), rep_(rep), ar_(archive::aggregate::build(doc, o.read)) {}
+    /// `from`: when `doc` is a first pass's output, the input part each of its parts (by
+    /// index) was written from; the report then speaks of those.
+    repairer(const mime::document& doc, const repair_options& o, repair_report& rep,
+             const std::map<std::uint32_t, origin>* from = nullptr)
+        : doc_(doc), opt_(o), rep_(rep), ar_(archive::aggregate::build(doc, o.read)), from_(from) {}
 
     bool plan();
     void write(sink& out);
+    /// Whether plan() gave a part a label that names what no label named in the input (a
+    /// root's thismessage:/, a file: label mapped): references that named nothing may then
+    /// resolve in the output.
+    [[nodiscard]] bool widens() const noexcept { return widens_; }
 
 private:
     struct leaf {
@@ -132,8 +145,19 @@ private:
 
     void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
                 std::string requirement) {
-        rep_.changes.push_back(
-            {std::move(what), p.path(), offset, std::move(why), std::move(requirement)});
+        rep_.changes.push_back({std::move(what), in_path(p), from_ ? in_offset(p) : offset,
+                                std::move(why), std::move(requirement)});
+    }
+    /// The input's path and offset of `p` (itself, or the part a first pass wrote it from).
+    [[nodiscard]] std::string in_path(const mime::part_view& p) const {
+        if (from_)
+            if (auto it = from_->find(p.index()); it != from_->end()) return it->second.path;
+        return p.path();
+    }
+    [[nodiscard]] std::uint64_t in_offset(const mime::part_view& p) const {
+        if (from_)
+            if (auto it = from_->find(p.index()); it != from_->end()) return it->second.offset;
+        return p.input_offset();
     }
     std::string label_of(const mime::part_view& p);
     std::string type_of(const mime::part_view& p, bool is_root);
@@ -147,12 +171,14 @@ private:
     std::vector<leaf> leaves_;  // root first
     std::map<std::uint32_t, std::size_t> by_index_;
     std::set<std::string> cut_;  // multiparts without their close delimiter
+    const std::map<std::uint32_t, origin>* from_;
+    bool widens_ = false;
     void incomplete(const leaf& l, bool lost_octets);
 };
 
 void repairer::incomplete(const leaf& l, bool lost_octets) {
     if (!lost_octets && !l.cut) return;
-    rep_.incomplete.push_back(l.part.path());
+    rep_.incomplete.push_back(in_path(l.part));
     change("incomplete", l.part, l.part.input_offset(),
            lost_octets ? "the body lost octets in decoding (a cut base64 quantum or "
                          "quoted-printable soft break); written with what was recovered"
@@ -199,6 +225,7 @@ std::string repairer::label_of(const mime::part_view& p) {
         }
         std::string mapped = "thismessage:" + std::string(rest.starts_with('/') ? "" : "/");
         mapped += rest;
+        widens_ = true;
         change("label_file_mapped", p, p.input_offset(),
                "Content-Location '" + label +
                    "' is a file: URL, which Chromium does not serve "
@@ -324,12 +351,12 @@ void repairer::rewrite_references(leaf& d) {
         // binary, not transcoded), else the part; the octet in the decoded document is said.
         const auto cte = d.part.encoding();
         const bool as_is =
-            !doc.transcoded && !d.part.in_decoded_body() &&
+            !from_ && !doc.transcoded && !d.part.in_decoded_body() &&
             (cte == mime::transfer_encoding::seven_bit ||
              cte == mime::transfer_encoding::eight_bit || cte == mime::transfer_encoding::binary);
         change("reference_rewritten", d.part,
                as_is ? d.part.body_offset() + r.offset : d.part.input_offset(),
-               "'" + r.url + "' names part " + t.part.path() + " only by a lenient match (" +
+               "'" + r.url + "' names part " + in_path(t.part) + " only by a lenient match (" +
                    (res.lenient ? "another spelling, base or form" : "a fragment or base") +
                    "); written '" + value + "' (no header alone makes it match)" +
                    (as_is ? std::string()
@@ -377,7 +404,7 @@ bool repairer::plan() {
         if (!p.is_leaf()) continue;
         if (!(unit_of(p) == *root))
             change("root_moved", *root, root->input_offset(),
-                   "the root (part " + root->path() + ") is written first, and named by `type`",
+                   "the root (part " + in_path(*root) + ") is written first, and named by `type`",
                    "MHT-7.6");
         break;
     }
@@ -430,6 +457,7 @@ bool repairer::plan() {
     if (opt_.target == repair_target::chromium && leaves_.front().label.empty() &&
         !labels.count("thismessage:/") && !opt_.keep_labels) {
         leaves_.front().label = "thismessage:/";
+        widens_ = true;
         change("root_labelled", leaves_.front().part, leaves_.front().part.input_offset(),
                "the root has no Content-Location; written with thismessage:/, the base its "
                "relative references had, so that Chromium resolves them as mhtml did",
@@ -443,7 +471,7 @@ bool repairer::plan() {
     }
     for (leaf& l : leaves_) rewrite_references(l);
     for (const leaf& l : leaves_)
-        if (!l.referenced) rep_.unreferenced.push_back(l.part.path());
+        if (!l.referenced) rep_.unreferenced.push_back(in_path(l.part));
     return true;
 }
 
@@ -470,14 +498,14 @@ void repairer::write(sink& out) {
     for (std::size_t i = 0; i < leaves_.size(); ++i) {
         const leaf& l = leaves_[i];
         if (i > 0 && !l.referenced && opt_.drop_unreferenced) {
-            rep_.dropped.push_back(l.part.path());
+            rep_.dropped.push_back(in_path(l.part));
             continue;
         }
         resource r;
         r.label = l.label;
         r.content_id = l.content_id;
         r.content_type = l.type;
-        r.origin = l.part.path();
+        r.origin = in_path(l.part);
         rep_.inputs.push_back(r.origin);
         // Base64 in the writer's own form is copied as it is (no decoding, no encoding).
         const bool copy =
@@ -609,16 +637,71 @@ repair_report repair_bytes(std::string_view input, sink& out, const repair_optio
     return rep;
 }
 
+namespace {
+
+// One multipart/related of leaves (an external body counts as one): references resolve in it
+// as they will in the output, which has the same shape.
+bool flat_related(const mime::document& doc) {
+    const mime::part_view top = doc.root();
+    if (!top.content_type().is("multipart", "related")) return false;
+    for (const mime::part_view& c : top.children())
+        if (!c.is_leaf() && !is_external_body(c)) return false;
+    return true;
+}
+
+bool no_parts(repair_report& rep) {
+    rep.written.error =
+        diagnostic{severity::error, diag_code::no_mime_structure, "", 0,
+                   "the input has no body part to write (a multipart without parts)"};
+    return false;
+}
+
+}  // namespace
+
 repair_report repair(const mime::document& doc, sink& out, const repair_options& options) {
+    // The output is one multipart/related of leaves, labelled as plan() says. Where that
+    // widens what references can reach (the input is of another shape: a top-level
+    // multipart/mixed, a nested related, an encapsulated message; or a part gets a label
+    // that names what nothing named in the input), a reference that resolved to nothing may
+    // resolve, leniently, in the output. Such an output is planned against itself: a first
+    // pass writes it to memory, and the second repairs that, as a second repair would
+    // (repair(repair(x)) == repair(x)). The report speaks of the input's parts throughout.
+    repair_report first;
+    repair_options o = options;  // r1 reads it
+    repairer r1(doc, o, first);
+    if (!r1.plan()) {
+        no_parts(first);
+        return first;
+    }
+    if (flat_related(doc) && !r1.widens()) {
+        r1.write(out);
+        return first;
+    }
+    std::string flat_bytes;
+    {
+        o.drop_unreferenced = false;  // what is referenced is known in the second pass
+        string_sink mem(flat_bytes);
+        r1.write(mem);
+        if (!first.ok()) return first;
+    }
+    const mime::document again = mime::document::parse(std::string_view(flat_bytes));
+    std::map<std::uint32_t, origin> from;
+    for (const part_report& pr : first.written.parts) {
+        if (!pr.written || pr.index >= first.inputs.size()) continue;
+        const auto in = doc.find(first.inputs[pr.index]);
+        const auto out_part = again.find(pr.path);
+        if (in && out_part) from[out_part->index()] = {first.inputs[pr.index], in->input_offset()};
+    }
     repair_report rep;
-    repairer r(doc, options, rep);
+    repairer r(again, options, rep, &from);
     if (!r.plan()) {
-        rep.written.error =
-            diagnostic{severity::error, diag_code::no_mime_structure, "", 0,
-                       "the input has no body part to write (a multipart without parts)"};
+        no_parts(rep);
         return rep;
     }
     r.write(out);
+    rep.changes.insert(rep.changes.begin(), first.changes.begin(), first.changes.end());
+    rep.read = std::move(first.read);
+    rep.incomplete = std::move(first.incomplete);
     return rep;
 }
 

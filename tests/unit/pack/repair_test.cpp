@@ -324,6 +324,74 @@ TEST(Repair, ArchiveWrappedInMessageRfc822IsFlattened) {
     EXPECT_EQ(contents(r.bytes), contents(clean));
 }
 
+TEST(Repair, NotRelatedTopIsPlannedFlattened) {
+    // A top-level multipart/mixed (or a misspelt multipart/relate, as fuzz_repair found):
+    // no reference resolves in it, but the output is one multipart/related, where `a%2Epng`
+    // names a.png by a lenient match. It is planned against that flattened structure, so
+    // the first repair rewrites it and a second changes nothing.
+    for (const std::string type : {"multipart/mixed", "multipart/relate"}) {
+        const std::string html = "<img src=\"a%2Epng\"><p>page</p>\r\n";
+        const std::string in =
+            "MIME-Version: 1.0\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n"
+            "Content-Type: " +
+            type +
+            "; boundary=\"b\"\r\n\r\n"
+            "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n" +
+            html +
+            "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/a.png\r\n"
+            "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n"
+            "--b\r\nContent-Type: image/gif\r\nContent-Location: http://x.example/u.gif\r\n"
+            "Content-Transfer-Encoding: base64\r\n\r\nAAED\r\n--b--\r\n";
+        SCOPED_TRACE(type);
+        const auto r = repair(in);
+        expect_canonical(r.bytes);  // repair(repair(x)) == repair(x)
+        const auto doc = mime::document::parse(r.bytes);
+        const auto ar = archive::aggregate::build(doc);
+        std::string root;
+        ar.main_root().decode_to(root);
+        EXPECT_THAT(root, testing::HasSubstr("src=\"http://x.example/a.png\""));
+        // The report speaks of the input: the rewritten reference is in its part 1, whose
+        // header starts after the first delimiter line; the unreferenced part is its 3.
+        const std::size_t part1 = in.find("--b\r\n") + 5;
+        bool found = false;
+        for (const auto& c : r.report.changes)
+            if (c.what == "reference_rewritten") {
+                found = true;
+                EXPECT_EQ(c.part, "1");
+                EXPECT_EQ(c.offset, part1);
+                EXPECT_THAT(c.why, testing::HasSubstr("names part 2"));
+                EXPECT_THAT(c.why, testing::HasSubstr("at octet 10 of the decoded document"));
+            }
+        EXPECT_TRUE(found);
+        EXPECT_EQ(r.report.unreferenced, std::vector<std::string>{"3"});
+        EXPECT_EQ(r.report.inputs, (std::vector<std::string>{"1", "2", "3"}));
+        pack::repair_options drop;
+        drop.drop_unreferenced = true;
+        const auto d = repair(in, drop);
+        EXPECT_EQ(d.report.dropped, std::vector<std::string>{"3"});
+        EXPECT_EQ(d.report.written.parts.size(), 2u);
+    }
+}
+
+TEST(Repair, MHT_5_6_RootLabelThatWidensIsPlanned) {
+    // The root has no label and gets thismessage:/ (root_labelled). A frame's reference of
+    // three NULs named nothing in the input; the URL Standard strips them, so in the output
+    // it names the root, leniently. The first repair already rewrites it (fuzz_repair found
+    // this).
+    std::string frame = "<iframe src=\"";
+    frame += std::string(3, '\0');
+    frame += "\"></iframe>\r\n";
+    const std::string in =
+        "MIME-Version: 1.0\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n"
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\n\r\n<p>root</p><iframe src=\"cid:f@x\"></iframe>\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-ID: <f@x>\r\n\r\n" +
+        frame + "--b--\r\n";
+    const auto r = repair(in);
+    EXPECT_TRUE(has_change(r.report, "root_labelled"));
+    expect_canonical(r.bytes);  // repair(repair(x)) == repair(x)
+}
+
 TEST(Repair, TopLevelTypeNotMultipartOverAMultipartBody) {
     const std::string clean = clean_archive();
     const std::size_t at = clean.find("Content-Type: multipart/related;");
