@@ -126,9 +126,9 @@ public:
 
     bool plan();
     void write(sink& out);
-    /// Whether plan() gave a part a label that names what no label named in the input (a
-    /// root's thismessage:/, a file: label mapped): references that named nothing may then
-    /// resolve in the output.
+    /// Whether plan() wrote a label otherwise than the input had it (resolved, a root's
+    /// thismessage:/, a file: label mapped): references that named nothing, or another part
+    /// by a lenient reading, may then resolve otherwise in the output.
     [[nodiscard]] bool widens() const noexcept { return widens_; }
 
 private:
@@ -207,11 +207,16 @@ std::string repairer::label_of(const mime::part_view& p) {
     if (opt_.keep_labels || written.empty()) return written;
     const archive::entity_info& info = ar_.info(p);
     if (!info.location) return written;
-    if (*info.location != written)
+    if (*info.location != written) {
+        // The reader found the part by its resolved label; a browser reading of the label as
+        // written may have differed from that of the resolved one (it strips what the
+        // header reading kept, for one).
+        widens_ = true;
         change("label_resolved", p, p.input_offset(),
                "Content-Location '" + written + "' written resolved against its base as '" +
                    *info.location + "', so that every reader finds the part by it",
                "MHT-4.2.3");
+    }
     std::string label = *info.location;
     if (opt_.target == repair_target::chromium && label.size() > 5 &&
         ascii::iequals(std::string_view(label).substr(0, 5), "file:")) {

@@ -45,9 +45,9 @@
 /// Deterministic: the boundary is a fixed one (with "=_", so no encoded body can hold it), the
 /// Date and Subject are kept from the input, so repair(repair(x)) is repair(x) byte for byte once x
 /// had a Date (the first repair of an archive without one writes the time it ran). An input
-/// that is not one multipart/related of leaves, or whose parts get labels that name what
-/// nothing named in it (root_labelled, label_file_mapped), is planned against its flattened
-/// form (a first pass into memory), where more references may resolve.
+/// that is not one multipart/related of leaves, or whose labels are written otherwise than
+/// it had them (label_resolved, root_labelled, label_file_mapped), is planned against its
+/// first pass (written into memory), where references may resolve otherwise.
 #include <cstdint>
 #include <string>
 #include <string_view>

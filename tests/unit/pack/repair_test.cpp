@@ -6,6 +6,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -390,6 +393,28 @@ TEST(Repair, MHT_5_6_RootLabelThatWidensIsPlanned) {
     const auto r = repair(in);
     EXPECT_TRUE(has_change(r.report, "root_labelled"));
     expect_canonical(r.bytes);  // repair(repair(x)) == repair(x)
+}
+
+TEST(Repair, FuzzCounterexamplesAreIdempotent) {
+    // Inputs on which fuzz_repair once found repair(repair(x)) != repair(x), kept as its seeds.
+    const std::filesystem::path dir =
+        std::filesystem::path(MHTML_TEST_DATA) / ".." / ".." / "fuzz" / "seeds" / "repair";
+    int n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".bin") continue;
+        SCOPED_TRACE(e.path().filename().string());
+        std::ifstream f(e.path(), std::ios::binary);
+        const std::string in{std::istreambuf_iterator<char>(f), {}};
+        pack::repair_options o;
+        o.write.date_field = "Tue, 24 Nov 2026 10:00:00 +0000";  // as the fuzzer pins it
+        std::string out, again;
+        pack::string_sink s1(out), s2(again);
+        ASSERT_TRUE(pack::repair_bytes(in, s1, o).ok());
+        ASSERT_TRUE(pack::repair_bytes(out, s2, o).ok());
+        EXPECT_EQ(again, out);
+        ++n;
+    }
+    EXPECT_GE(n, 4);
 }
 
 TEST(Repair, TopLevelTypeNotMultipartOverAMultipartBody) {
