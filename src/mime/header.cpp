@@ -40,6 +40,18 @@ header_field_view::header_field_view(std::string_view raw) noexcept {
     *this = header_field_view(raw, n, colon < raw.size() ? colon + 1 : raw.size());
 }
 
+std::optional<header_field_view> header_list::find(std::string_view name) const noexcept {
+    for (std::size_t i = 0; i < count_; ++i) {
+        const detail::field_record r = first_[i];
+        if (r.size < name.size() ||
+            !ascii::iequals(std::string_view(base_ + r.offset, name.size()), name))
+            continue;
+        const header_field_view f = make(base_, r);
+        if (f.is(name)) return f;
+    }
+    return std::nullopt;
+}
+
 std::string header_field_view::value() const {
     return unfold(raw_value());
 }

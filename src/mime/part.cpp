@@ -78,9 +78,7 @@ header_list part_view::headers() const noexcept {
 }
 
 std::optional<header_field_view> part_view::header(std::string_view name) const noexcept {
-    for (header_field_view f : headers())
-        if (f.is(name)) return f;
-    return std::nullopt;
+    return headers().find(name);
 }
 
 std::optional<std::string> part_view::content_id() const {

@@ -1,6 +1,7 @@
 #include "mhtml/uri/label_index.hpp"
 
 #include <cctype>
+#include <mutex>
 
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
@@ -14,17 +15,19 @@ namespace {
 
 // The last path segment of a URL or reference as every lenient reading could spell it:
 // fragment and query set aside, TAB, CR and LF removed and white space trimmed (as the URL
-// Standard does), `\` read as `/` too, %XX decoded, ASCII lower-cased. None where there is
-// no path (`http://host`), or the segment is empty, `.` or `..` (dot segments and an empty
-// path are what normalisation changes). Two spellings that any reading of find() matches
-// have the same tail: a reference whose tail no label has matches nothing.
-std::optional<std::string> tail_key(std::string_view u) {
+// Standard does), %XX decoded, ASCII lower-cased; `\` read as `/` when `backslash` says so
+// (the URL Standard does for special schemes, and a relative reference takes its base's: so
+// both readings are indexed and tried). None where there is no path (`http://host`), or the
+// segment is empty, `.` or `..` (dot segments and an empty path are what normalisation
+// changes). Two spellings that any reading of find() matches have a tail in common: a
+// reference whose tails no label has matches nothing.
+std::optional<std::string> tail_key(std::string_view u, bool backslash) {
     u = u.substr(0, std::min(u.find('#'), u.size()));
     u = u.substr(0, std::min(u.find('?'), u.size()));
     std::string s;
     s.reserve(u.size());
     for (const char c : u)
-        if (c != '\t' && c != '\r' && c != '\n') s += c == '\\' ? '/' : c;
+        if (c != '\t' && c != '\r' && c != '\n') s += c == '\\' && backslash ? '/' : c;
     while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) s.pop_back();
     std::size_t from = 0;
     while (from < s.size() && static_cast<unsigned char>(s[from]) <= 0x20) ++from;
@@ -58,7 +61,7 @@ std::optional<std::string> tail_key(std::string_view u) {
     }
     std::size_t start = v.rfind('/');
     if (start == std::string_view::npos) {
-        start = colon == std::string_view::npos ? 0 : colon + 1;  // `http:g`, `g`
+        start = has_scheme ? colon + 1 : 0;  // `http:g`; `g`, `a:b` after no scheme
     } else {
         ++start;
     }
@@ -211,10 +214,50 @@ std::optional<std::string> browser_key(std::string_view reference, std::string_v
     return browser_key_with(reference, parsed_base(base));
 }
 
+// What the browser table is made from, kept until it is (label_index::by_browser_location).
+struct label_index::browser_table {
+    struct label {
+        std::size_t part = 0;
+        std::string text;                     // the label, or its spaced reading
+        std::optional<std::string> own_base;  // the part's absolute Content-Base, if any
+        std::string key;                      // its location key (the table keeps what differs)
+    };
+    std::vector<label> labels;  // in insertion order: the first part wins
+    std::string parts_base;
+    std::once_flag made;
+    string_map table;
+};
+
+label_index::~label_index() = default;
+label_index::label_index(label_index&&) noexcept = default;
+label_index& label_index::operator=(label_index&&) noexcept = default;
+
+const label_index::string_map& label_index::by_browser_location() const {
+    browser_table& b = *browser_;
+    std::call_once(b.made, [&b] {
+        const std::optional<whatwg_url> parts_base = parsed_base(b.parts_base);
+        std::optional<whatwg_url> own;
+        const std::string* own_text = nullptr;
+        for (const browser_table::label& l : b.labels) {
+            if (l.own_base && (!own_text || *own_text != *l.own_base)) {
+                own = parsed_base(*l.own_base);
+                own_text = &*l.own_base;
+            }
+            std::optional<std::string> browser =
+                browser_key_with(l.text, l.own_base ? own : parts_base);
+            if (browser && *browser != l.key) b.table.insert(std::move(*browser), l.part);
+        }
+        b.labels.clear();
+        b.labels.shrink_to_fit();
+    });
+    return b.table;
+}
+
 label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
-                         std::vector<diagnostic>* diags) {
+                         std::vector<diagnostic>* diags)
+    : browser_(std::make_unique<browser_table>()) {
     locations_.resize(parts.size());
-    const std::optional<whatwg_url> browser_parts_base = parsed_base(parts_base.str());
+    browser_->parts_base = parts_base.str();
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const part_labels& p = parts[i];
         if (p.content_id) {
@@ -281,18 +324,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         // As a browser reads the label (MHT-8.2.5's browser retry), where that differs from
         // the location key: Chromium keeps the raw spaces of a Content-Location, so the
         // spaced reading (E-14) is indexed too.
-        {
-            std::optional<whatwg_url> own_browser_base;
-            if (own) own_browser_base = parsed_base(own->str());
-            const std::optional<whatwg_url>& b = own ? own_browser_base : browser_parts_base;
-            for (const std::string* text : {&spaced, &label}) {
-                if (text == &label && spaced == label) break;
-                std::optional<std::string> browser = browser_key_with(*text, b);
-                if (browser && *browser != key) {
-                    index_tail(*browser);
-                    by_browser_location_.insert(std::move(*browser), i);
-                }
-            }
+        for (const std::string* text : {&spaced, &label}) {
+            if (text == &label && spaced == label) break;
+            browser_->labels.push_back(
+                {i, *text, own ? std::optional<std::string>(own->str()) : std::nullopt, key});
         }
         // REQUIREMENTS L-8: `http:images/x.gif` under an http base, read non-strictly.
         if (auto compat = (own ? *own : parts_base).resolve_same_scheme(label)) {
@@ -301,6 +336,13 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             index_tail(compat_key);
             by_same_scheme_location_.insert(std::move(compat_key), i);
         }
+        // The browser reading (made later) reads `http:c d` so too, its raw spaces kept: its
+        // tail is that reading's.
+        if (spaced != label)
+            if (auto compat = (own ? *own : parts_base).resolve_same_scheme(spaced)) {
+                std::string compat_scratch;
+                index_tail(location_key(*compat, compat_scratch));
+            }
         locations_[i] = std::move(resolved);
     }
 }
@@ -309,7 +351,8 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
 // reading of it keeps that, and a reference that could match it has no tail either, so it is
 // never skipped.
 void label_index::index_tail(std::string_view key) {
-    if (auto t = tail_key(key)) tails_.insert(std::move(*t), 0);
+    for (const bool backslash : {true, false})
+        if (auto t = tail_key(key, backslash)) tails_.insert(std::move(*t), 0);
 }
 
 const std::string* label_index::location(std::size_t i) const {
@@ -409,10 +452,13 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     // Every reading below keeps the last path segment (tail_key): when no label has the
     // reference's, none can match, and the costly readings are skipped.
     if (!options.every_reading) {
-        const auto resolved_tail = tail_key(m.resolved);
-        const auto raw_tail = tail_key(reference);
-        if (resolved_tail && raw_tail && !tails_.find(*resolved_tail) && !tails_.find(*raw_tail))
-            return m;
+        bool none = true;  // no reading of the reference has a tail some label has
+        for (const std::string_view u : {std::string_view(m.resolved), reference})
+            for (const bool backslash : {true, false}) {
+                const auto t = tail_key(u, backslash);
+                none = none && t && !tails_.find(*t);
+            }
+        if (none) return m;
     }
     std::string normal = normalize(key);
     const std::size_t* normal_hit = lookup(by_normal_location_, normal);
@@ -422,7 +468,7 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
     if (!normal_hit) {
         browser = browser_key_with(reference, parsed_base(base.str()));
         if (browser) {
-            const std::size_t* a = lookup(by_browser_location_, *browser);
+            const std::size_t* a = lookup(by_browser_location(), *browser);
             const std::size_t* b = lookup(by_location_, *browser);
             browser_hit = a && b ? (*a < *b ? a : b) : a ? a : b;  // the first part wins
         }

@@ -5,13 +5,14 @@
 /// A header_field_view is a set of views into the input: nothing is copied or decoded
 /// until asked. Repeated fields are kept in the order they appear.
 
-#include "mhtml/ascii.hpp"
 #include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
+#include "mhtml/ascii.hpp"
 
 #include "mhtml/export.hpp"
 
@@ -146,6 +147,9 @@ public:
     header_field_view back() const noexcept { return (*this)[count_ - 1]; }
     iterator begin() const noexcept { return {base_, first_}; }
     iterator end() const noexcept { return {base_, first_ + count_}; }
+    /// The first field named `name` (ASCII case-insensitive), if any. A field's raw octets
+    /// start with its name, so the others are passed over without making their views.
+    std::optional<header_field_view> find(std::string_view name) const noexcept;
 
 private:
     static header_field_view make(const char* base, detail::field_record r) noexcept {

@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -80,6 +81,9 @@ public:
     /// enclosing headings; `thismessage:/` when none gives one).
     label_index(std::span<const part_labels> parts, const base_uri& parts_base,
                 std::vector<diagnostic>* diags = nullptr);
+    ~label_index();
+    label_index(label_index&&) noexcept;
+    label_index& operator=(label_index&&) noexcept;
 
     /// The part `reference`, found in a part whose base is `base`, names.
     [[nodiscard]] reference_match find(std::string_view reference, const base_uri& base,
@@ -116,8 +120,14 @@ private:
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
     string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
     string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
-    string_map by_browser_location_;      // browser_key() where it differs from the location key
-    string_map by_fragment_location_;     // labels with a fragment, fragment kept
+    // browser_key() where it differs from the location key: made on the first lookup that
+    // needs it (parsing every label as a browser does is the index's costliest step, and an
+    // archive whose references all match exactly never needs it). Its tails are the
+    // location's or the spaced reading's (tail_key reads a segment as a browser would).
+    struct browser_table;
+    std::unique_ptr<browser_table> browser_;
+    [[nodiscard]] const string_map& by_browser_location() const;
+    string_map by_fragment_location_;  // labels with a fragment, fragment kept
     // The last path segment of every label in the tables above, as the lenient readings can
     // spell it (tail_key in label_index.cpp): a reference whose segment is not here matches
     // nothing, and find() skips its costly retries.
