@@ -555,13 +555,25 @@ void parser::interpret_headers(std::uint32_t e, bool in_digest) {
     // e's fields are the last ones; offsets are local to the buffer being parsed.
     const detail::field_record* records = doc_.fields_.data() + r.first_header;
     bool have_ct = false, have_cte = false;
+    // The known fields (entity_record::known): absent unless found below, where the header
+    // block is at hand.
+    const bool record_known = shapes_.size() <= detail::entity_record::known_absent;
+    for (int known = 0; known < 3 && record_known; ++known)
+        r.set_known(known, detail::entity_record::known_absent);
     for (std::size_t k = 0; k < shapes_.size(); ++k) {
-        // Only two fields matter here; their lengths filter the rest cheaply.
+        // Only a few fields matter here; their lengths filter the rest cheaply.
         const field_shape shape = shapes_[k];
-        if (shape.name_size != 12 && shape.name_size != 25) continue;
+        if (shape.name_size != 12 && shape.name_size != 25 && shape.name_size != 10 &&
+            shape.name_size != 16)
+            continue;
         const header_field_view f(
             std::string_view(data_ + r.begin + records[k].offset, records[k].size), shape.name_size,
             shape.value_offset);
+        if (const int known = detail::known_field(f.name()); known >= 0) {
+            if (r.known(known) == detail::entity_record::known_absent)
+                r.set_known(known, static_cast<std::uint8_t>(k));
+            continue;
+        }
         if (f.is("Content-Type")) {
             if (have_ct) {
                 diag(severity::warning, diag_code::duplicate_field, e,

@@ -78,6 +78,12 @@ header_list part_view::headers() const noexcept {
 }
 
 std::optional<header_field_view> part_view::header(std::string_view name) const noexcept {
+    // The fields every part is asked for were found while the parser read the block.
+    if (const int known = detail::known_field(name); known >= 0) {
+        const std::uint8_t k = rec(doc_, index_).known(known);
+        if (k == detail::entity_record::known_absent) return std::nullopt;
+        if (k != detail::entity_record::known_unknown) return headers()[k];
+    }
     return headers().find(name);
 }
 

@@ -501,24 +501,24 @@ void repairer::write(sink& out) {
     writer w(out, wo);
     std::string body;
     for (std::size_t i = 0; i < leaves_.size(); ++i) {
-        const leaf& l = leaves_[i];
+        leaf& l = leaves_[i];  // written once: its strings move into the resource
         if (i > 0 && !l.referenced && opt_.drop_unreferenced) {
             rep_.dropped.push_back(in_path(l.part));
             continue;
         }
-        resource r;
-        r.label = l.label;
-        r.content_id = l.content_id;
-        r.content_type = l.type;
-        r.origin = in_path(l.part);
-        rep_.inputs.push_back(r.origin);
         // Base64 in the writer's own form is copied as it is (no decoding, no encoding).
         const bool copy =
             i > 0 && !l.text && !l.type.starts_with("text/") && !is_external_body(l.part) &&
             l.part.encoding() == mime::transfer_encoding::base64 && base64_lines(l.part.raw_body());
+        resource r;
+        r.label = std::move(l.label);
+        r.content_id = std::move(l.content_id);
+        r.content_type = std::move(l.type);
+        r.origin = in_path(l.part);
+        rep_.inputs.push_back(r.origin);
         bool lost = false;
         if (l.text) {
-            r.data = *l.text;
+            r.data = std::move(*l.text);
             // Rewritten from its decoded octets: did decoding lose any?
             std::string check;
             const mime::codec_status st = l.part.decode_to(check);

@@ -874,9 +874,20 @@ struct writer::state {
             report.diagnostics.push_back(std::move(*refused));
             return false;
         }
-        put(mime::fold_field(name, value));
+        // A field that fits on its line and has no line end is written as it is (what
+        // fold_field would make of it), without a string of its own.
+        if (name.size() + 2 + value.size() <= fold_width &&
+            value.find_first_of("\r\n") == std::string_view::npos) {
+            put(name);
+            put(": ");
+            put(value);
+            put("\r\n");
+        } else {
+            put(mime::fold_field(name, value, fold_width));
+        }
         return true;
     }
+    static constexpr std::size_t fold_width = 78;
 
     /// The resource's Content-ID, or a generated one (with `field_dropped`) when it cannot be
     /// written: `start` and the part's Content-ID must agree.

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mhtml/ascii.hpp"
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/export.hpp"
 #include "mhtml/input.hpp"
@@ -46,12 +47,41 @@ struct entity_record {
     std::uint32_t multipart = none;  // multipart: index into the document's multipart table
     entity_kind kind = entity_kind::leaf;
     transfer_encoding encoding = transfer_encoding::seven_bit;
-    bool has_content_type = false;
+    bool has_content_type : 1 = false;
     // A multipart or message read from its decoded body (REL-2.2 salvage): begin, body_begin,
     // body_end and delim_begin are in the space of its container as usual (its body is the
     // encoded one), while its close delimiter and its children address its decoded body.
-    bool decoded_body = false;
+    bool decoded_body : 1 = false;
+    // Where the first Content-ID, Content-Location and Content-Base fields are among its
+    // fields (known_field): found while the header block was read, so that lookups by these
+    // names, which the aggregate makes for every part, go straight to the field. Four bits
+    // each, to keep the record in 64 bytes.
+    static constexpr std::uint8_t known_absent = 14;   // no such field
+    static constexpr std::uint8_t known_unknown = 15;  // not recorded (look it up)
+    std::uint8_t known_id : 4 = known_unknown;
+    std::uint8_t known_location : 4 = known_unknown;
+    std::uint8_t known_base : 4 = known_unknown;
+    [[nodiscard]] std::uint8_t known(int field) const noexcept {
+        return field == 0 ? known_id : field == 1 ? known_location : known_base;
+    }
+    void set_known(int field, std::uint8_t v) noexcept {
+        (field == 0 ? known_id = v : field == 1 ? known_location = v : known_base = v);
+    }
 };
+
+/// The fields entity_record::known records: their index there, or -1 for another name.
+inline int known_field(std::string_view name) noexcept {
+    switch (name.size()) {
+        case 10:
+            return ascii::iequals(name, "Content-ID") ? 0 : -1;
+        case 16:
+            return ascii::iequals(name, "Content-Location") ? 1 : -1;
+        case 12:
+            return ascii::iequals(name, "Content-Base") ? 2 : -1;
+        default:
+            return -1;
+    }
+}
 
 // What only a multipart has.
 struct multipart_record {

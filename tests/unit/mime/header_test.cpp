@@ -97,3 +97,51 @@ TEST(Header, AFieldEndingTheInputHasNoLineEnd) {
 
 }  // namespace
 }  // namespace mhtml::mime
+
+namespace mhtml::mime {
+namespace {
+
+// part_view::header finds Content-ID, Content-Location and Content-Base through the slots the
+// parser fills (entity_record::known) and every other name by scanning: both give the first
+// field of that name, in any letter case, with the white space before the colon allowed, and
+// a block with more fields than the slots can index falls back to the scan.
+TEST(Header, KnownFieldLookupsAgreeWithTheScan) {
+    std::string many_fields;
+    for (int i = 0; i < 20; ++i) many_fields += "X-Filler-" + std::to_string(i) + ": v\r\n";
+    const std::string in =
+        "Content-Type: multipart/related; boundary=b\r\n\r\n"
+        "--b\r\ncontent-location: a.png\r\nContent-ID : <x@y>\r\nContent-ID: <second@y>\r\n"
+        "Content-Type: image/png\r\n\r\nA\r\n"
+        "--b\r\nContent-Type: text/plain\r\n\r\nB\r\n"
+        "--b\r\n" +
+        many_fields +
+        "CONTENT-BASE: http://x.example/\r\nContent-Location: late.png\r\n\r\nC\r\n--b--\r\n";
+    const auto doc = document::parse(in);
+    const auto scan = [](const part_view& p, std::string_view name) -> std::optional<std::string> {
+        for (const header_field_view f : p.headers())
+            if (f.is(name)) return std::string(f.raw());
+        return std::nullopt;
+    };
+    int found = 0;
+    for (const part_view& p : doc.parts())
+        for (const std::string_view name :
+             {"Content-ID", "content-location", "Content-Base", "Content-Type", "X-Filler-19"}) {
+            SCOPED_TRACE(p.path() + " " + std::string(name));
+            const auto h = p.header(name);
+            const auto s = scan(p, name);
+            ASSERT_EQ(h.has_value(), s.has_value());
+            if (h) {
+                EXPECT_EQ(std::string(h->raw()), *s);
+                ++found;
+            }
+        }
+    EXPECT_EQ(found, 8);
+    EXPECT_EQ(doc.find("1")->content_id(), "x@y");
+    EXPECT_EQ(doc.find("1")->content_location(), "a.png");
+    EXPECT_FALSE(doc.find("2")->content_location());
+    EXPECT_EQ(doc.find("3")->content_location(), "late.png");
+    EXPECT_EQ(doc.find("3")->content_base(), "http://x.example/");
+}
+
+}  // namespace
+}  // namespace mhtml::mime
