@@ -351,8 +351,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
 // reading of it keeps that, and a reference that could match it has no tail either, so it is
 // never skipped.
 void label_index::index_tail(std::string_view key) {
+    const bool has_backslash = key.find('\\') != std::string_view::npos;
     for (const bool backslash : {true, false})
-        if (auto t = tail_key(key, backslash)) tails_.insert(std::move(*t), 0);
+        if (backslash || has_backslash)
+            if (auto t = tail_key(key, backslash)) tails_.insert(std::move(*t), 0);
 }
 
 const std::string* label_index::location(std::size_t i) const {
@@ -455,6 +457,7 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         bool none = true;  // no reading of the reference has a tail some label has
         for (const std::string_view u : {std::string_view(m.resolved), reference})
             for (const bool backslash : {true, false}) {
+                if (!backslash && u.find('\\') == std::string_view::npos) continue;  // the same
                 const auto t = tail_key(u, backslash);
                 none = none && t && !tails_.find(*t);
             }
