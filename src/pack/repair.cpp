@@ -127,8 +127,9 @@ public:
     bool plan();
     void write(sink& out);
     /// Whether plan() wrote a label otherwise than the input had it (resolved, a root's
-    /// thismessage:/, a file: label mapped): references that named nothing, or another part
-    /// by a lenient reading, may then resolve otherwise in the output.
+    /// thismessage:/, a file: label mapped), or a document's references resolve against
+    /// another base in the output: references that named nothing, or another part by a
+    /// lenient reading, may then resolve otherwise in the output.
     [[nodiscard]] bool widens() const noexcept { return widens_; }
 
 private:
@@ -301,6 +302,10 @@ void repairer::rewrite_references(leaf& d) {
         doc.type = document_type::html;
     }
     const std::string base = output_base(d, doc.scan);
+    // A document whose references resolve against another base in the output than in the
+    // input (an unlabelled one, a top-level Content-Location that set its base) may find
+    // parts there that its references did not name here.
+    if (!doc.scan.refs.empty() && base != ar_.info(d.part).base) widens_ = true;
     bool changed = false;
     std::vector<std::optional<std::string>> values(doc.scan.refs.size());
     for (std::size_t i = 0; i < doc.scan.refs.size(); ++i) {

@@ -123,10 +123,11 @@ std::optional<whatwg_url> parsed_base(std::string_view base) {
     return whatwg_url::parse(fictitious_respelled(base));
 }
 
+// With no base (none, or one a browser cannot parse), an absolute reference still parses, as
+// in a browser; a relative one does not.
 std::optional<std::string> browser_key_with(std::string_view reference,
                                             const std::optional<whatwg_url>& base) {
-    if (!base) return std::nullopt;
-    auto url = whatwg_url::parse(fictitious_respelled(reference), &*base);
+    auto url = whatwg_url::parse(fictitious_respelled(reference), base ? &*base : nullptr);
     if (!url) return std::nullopt;
     std::string key = url->href(false);
     const std::string path = url->pathname();

@@ -264,6 +264,21 @@ TEST(BrowserMatch, MHT_8_2_5_LastSegmentFilterChangesNoAnswer) {
     }
 }
 
+// A base a browser cannot parse (the host `locaFrom:<x>` has a bad port) leaves relative
+// references nothing to resolve against, but an absolute label or reference still parses, as
+// in Chromium: found by fuzz_repair, where the base changed between two repairs.
+TEST(BrowserMatch, MHT_8_2_5_AbsoluteReferencesParseWhateverTheBase) {
+    EXPECT_EQ(browser_key("HTTP://X.example/a b", "http://locaFrom:<x>"), "http://x.example/a%20b");
+    EXPECT_FALSE(browser_key("a b", "http://locaFrom:<x>"));
+    std::vector<part_labels> parts(1);
+    parts[0].content_location = "http://x.example/a b";
+    const base_uri bad = *base_uri::make("http://locaFrom:<x>");
+    const label_index index(parts, bad, nullptr);
+    const auto m = index.find("http://X.example/a%20b", bad);
+    ASSERT_TRUE(m.part);
+    EXPECT_TRUE(m.lenient);
+}
+
 // Counterexamples the property test found with more rounds and seeds (each was skipped by the
 // filter though a lenient reading matches): `\` is a path character under a non-special
 // scheme; `a:b` whose `a` is no scheme is a path segment; `http:c d` is read as relative by

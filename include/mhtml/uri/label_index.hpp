@@ -139,7 +139,8 @@ private:
 /// against `base` (uri/whatwg_url.hpp), serialized without its fragment; the fictitious
 /// scheme is spelled `thismessage` on the way in, and a `|` in the path is written `%7C`, as
 /// Chromium writes it (the URL Standard keeps it; Chromium's labels have `%7C`). nullopt
-/// where the parser fails (a relative reference against `cid:x`, a bad host or port).
+/// where the parser fails (a relative reference against `cid:x` or against a base that does
+/// not parse, a bad host or port); an absolute reference parses whatever the base.
 MHTML_EXPORT std::optional<std::string> browser_key(std::string_view reference,
                                                     std::string_view base);
 
