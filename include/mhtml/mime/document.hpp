@@ -65,7 +65,12 @@ struct entity_record {
         return field == 0 ? known_id : field == 1 ? known_location : known_base;
     }
     void set_known(int field, std::uint8_t v) noexcept {
-        (field == 0 ? known_id = v : field == 1 ? known_location = v : known_base = v);
+        if (field == 0)
+            known_id = v & 15u;
+        else if (field == 1)
+            known_location = v & 15u;
+        else
+            known_base = v & 15u;
     }
 };
 
