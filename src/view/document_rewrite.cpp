@@ -218,6 +218,9 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
             const bool fetched = is_fetched(res.resolved);
             const bool fictitious =
                 uri::is_fictitious_scheme(uri::split_reference(res.resolved).scheme);
+            if (options.unresolved && (fetched || !absolute || ascii::istarts_with(r.url, "cid:") ||
+                                       ascii::istarts_with(r.url, "mid:")))
+                if (auto u = options.unresolved(res.resolved)) return u;
             if (offline && r.kind == html::ref_kind::resource && (fetched || !absolute)) {
                 ++counts.external_removed;
                 return std::string("data:,");

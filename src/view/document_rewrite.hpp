@@ -50,6 +50,11 @@ struct rewrite_options {
     bool html_syntax = false;
     /// With html_syntax: `<meta http-equiv=refresh>` is disabled (unless scripts are allowed).
     bool disable_refresh = false;
+    /// What a reference that names no part and that a browser would fetch (a relative one,
+    /// an http, https, ftp or file URL, a cid: or mid: URL; `resolved` is it made absolute)
+    /// becomes, when this gives a URL: the viewer server's page that names it. Before
+    /// `offline`.
+    std::function<std::optional<std::string>(std::string_view resolved)> unresolved;
 };
 
 /// What becomes of a reference that resolved to `target`: the new URL (without the

@@ -145,8 +145,8 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         if (type != archive::document_type::none) {
             archive::document_text d = agg.read_document(p);
             const bool html_syntax = detail::is_text_html(p);
-            const detail::rewrite_options rewriting{options.offline, !options.allow_scripts,
-                                                    html_syntax, !options.allow_scripts};
+            const detail::rewrite_options rewriting{
+                options.offline, !options.allow_scripts, html_syntax, !options.allow_scripts, {}};
             detail::rewrite_counts counts;
             if (report.file_name_method) {
                 content = detail::apply_markup_edits(d.text, rewriting, counts);

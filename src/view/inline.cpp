@@ -96,7 +96,8 @@ private:
     }
 
     detail::rewrite_options rewriting(bool html_syntax) const {
-        return {options_.offline, !options_.allow_scripts, html_syntax, !options_.allow_scripts};
+        return {
+            options_.offline, !options_.allow_scripts, html_syntax, !options_.allow_scripts, {}};
     }
 
     void add(const detail::rewrite_counts& c, const mime::part_view& p) {

@@ -92,6 +92,7 @@ int main(int argc, char** argv) {
         "  mhtml inline saved.mhtml -o p.html the page as one self-contained HTML file\n"
         "  mhtml pack site/ -o site.mhtml     a local page and what it needs as one archive\n"
         "  mhtml repair bad.mht -o ok.mhtml   a damaged archive written as one Chromium shows\n"
+        "  mhtml serve ~/archives             browse a folder of archives from a local server\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
     runner inline_ = add_inline_command(app);
     runner pack = add_pack_command(app);
     runner repair = add_repair_command(app);
+    runner serve = add_serve_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -120,6 +122,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "inline") return inline_();
             if (sub->get_name() == "pack") return pack();
             if (sub->get_name() == "repair") return repair();
+            if (sub->get_name() == "serve") return serve();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

@@ -1,0 +1,980 @@
+// view::server: the viewer server (include/mhtml/view/serve.hpp). Boost.Beast over Asio:
+// asynchronous sessions on a thread pool; each request is answered by handle(), which reads
+// the archive's parts through the aggregate.
+
+#include "mhtml/view/serve.hpp"
+
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <unordered_map>
+
+#include "mhtml/archive/aggregate.hpp"
+#include "mhtml/archive/check.hpp"
+#include "mhtml/ascii.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
+#include "mhtml/html/tokenizer.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/uri/reference.hpp"
+#include "mhtml/view/paths.hpp"
+#include "text_cat.hpp"
+#include "view/document_rewrite.hpp"
+
+namespace mhtml::view {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using mhtml::detail::cat;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
+// Every octet but the unreserved ones %-encoded (a query value).
+std::string percent_encode(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
+            out += c;
+        } else {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        }
+    }
+    return out;
+}
+
+// A URI as a browser sends it in a request line: octets that cannot appear there (controls,
+// space, quotes, angle brackets, octets above 0x7E, and others a URL may not hold raw)
+// %-encoded; '%' itself kept (the URI's own escapes).
+std::string request_form(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (u <= 0x20 || u >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' ||
+            c == '`' || c == '{' || c == '|' || c == '}') {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> percent_decode(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] == '%') {
+            if (i + 2 >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i + 1])) ||
+                !std::isxdigit(static_cast<unsigned char>(s[i + 2])))
+                return std::nullopt;
+            out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+            i += 2;
+        } else {
+            out += s[i] == '+' ? ' ' : s[i];
+        }
+    }
+    return out;
+}
+
+// The value of `name` in a query string ("" when it is there without a value).
+std::optional<std::string> query_param(std::string_view query, std::string_view name) {
+    while (!query.empty()) {
+        const std::size_t amp = query.find('&');
+        const std::string_view pair = query.substr(0, amp);
+        const std::size_t eq = pair.find('=');
+        if (pair.substr(0, eq) == name)
+            return eq == std::string_view::npos ? std::string()
+                                                : percent_decode(pair.substr(eq + 1));
+        if (amp == std::string_view::npos) break;
+        query.remove_prefix(amp + 1);
+    }
+    return std::nullopt;
+}
+
+std::string hex_of(const unsigned char* p, std::size_t n) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out;
+    for (std::size_t i = 0; i < n; ++i) {
+        out += hex[p[i] >> 4];
+        out += hex[p[i] & 15];
+    }
+    return out;
+}
+
+std::string random_ticket() {
+    unsigned char b[16];
+    if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random octets for a ticket");
+    return hex_of(b, sizeof b);
+}
+
+std::string hmac_ticket(const std::string& secret, const std::string& identity) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    HMAC(EVP_sha256(), secret.data(), static_cast<int>(secret.size()),
+         reinterpret_cast<const unsigned char*>(identity.data()), identity.size(), md, &n);
+    return hex_of(md, 16);
+}
+
+std::string human_size(std::uint64_t n) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(n);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+    return buf;
+}
+
+constexpr std::string_view page_style =
+    "<style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse}"
+    "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+    "td.n{text-align:right}code{word-break:break-all}</style>";
+
+std::string page(std::string_view title, std::string_view body) {
+    return cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>", html_escape(title),
+               "</title>", page_style, "</head><body>", body, "</body></html>\n");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Archives
+
+struct file_identity {
+    std::uint64_t size = 0, inode = 0;
+    std::int64_t mtime_ns = 0;
+    bool operator==(const file_identity&) const = default;
+};
+
+std::optional<file_identity> identity_of(const std::filesystem::path& p, std::string& error) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+        error = std::strerror(errno);
+        return std::nullopt;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = "not a regular file";
+        return std::nullopt;
+    }
+    return file_identity{
+        static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
+        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
+struct summary {
+    std::string title, original_url, date;
+    std::size_t parts = 0, diagnostics = 0;
+};
+
+// One archive read into memory, with its aggregate and the URL of each leaf.
+struct loaded {
+    file_identity id;
+    mime::document doc;
+    archive::aggregate agg;
+    summary sum;
+    std::unordered_map<std::uint32_t, std::string> url_of;  // leaf index -> its URL (after /T)
+    mhtml::detail::keyed_string_map<std::uint32_t> by_url;  // "/r/..." -> leaf index
+
+    loaded(file_identity i, std::string bytes)
+        : id(i), doc(mime::document::parse(std::move(bytes))), agg(archive::aggregate::build(doc)) {
+        index_urls();
+        summarize();
+    }
+
+    // The path form of an http or https label: /r/SCHEME/AUTHORITY/PATH?QUERY.
+    static std::optional<std::string> r_form(const std::string& label) {
+        const uri::reference_parts parts = uri::split_reference(label);
+        if (!parts.has_scheme || !parts.has_authority) return std::nullopt;
+        const std::string scheme = ascii::lowered(parts.scheme);
+        if (scheme != "http" && scheme != "https") return std::nullopt;
+        if (parts.authority.empty()) return std::nullopt;
+        std::string out = cat("/r/", scheme, "/", request_form(parts.authority));
+        const std::string_view path = parts.path.empty() ? std::string_view("/") : parts.path;
+        out += request_form(path);
+        if (parts.has_query) out += cat("?", request_form(parts.query));
+        return out;
+    }
+
+    void index_urls() {
+        for (const mime::part_view& p : doc.parts()) {
+            if (!p.is_leaf()) continue;
+            std::string url;
+            if (const auto& loc = agg.info(p).location)
+                if (auto r = r_form(*loc); r && by_url.emplace(*r, p.index()).second) url = *r;
+            if (url.empty()) url = cat("/part/", p.path());
+            url_of.emplace(p.index(), std::move(url));
+        }
+    }
+
+    void summarize() {
+        for (const mime::part_view& p : doc.parts()) sum.parts += p.is_leaf() ? 1 : 0;
+        sum.diagnostics = doc.diagnostics().size() + agg.diagnostics().size();
+        const mime::part_view top = doc.root();
+        if (auto d = top.header("Date")) sum.date = d->value();
+        if (auto s = top.header("Snapshot-Content-Location")) sum.original_url = s->value();
+        const mime::part_view root = agg.main_root();
+        if (sum.original_url.empty() && agg.info(root).location)
+            sum.original_url = *agg.info(root).location;
+        if (archive::document_type_of(root) == archive::document_type::html) {
+            std::string text;
+            root.decode_to(text);
+            if (text.size() > 256 * 1024) text.resize(256 * 1024);
+            html::tokenizer tk(text);
+            html::token t;
+            bool in_title = false;
+            while (tk.next(t)) {
+                if (t.type == html::token_type::start_tag && t.name == "title") {
+                    in_title = true;
+                } else if (in_title && (t.type == html::token_type::raw_text ||
+                                        t.type == html::token_type::text)) {
+                    std::string_view raw = std::string_view(text).substr(t.begin, t.end - t.begin);
+                    bool space = false;
+                    for (char c : raw) {
+                        const bool ws = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+                        if (ws) {
+                            space = !sum.title.empty();
+                        } else {
+                            if (space) sum.title += ' ';
+                            space = false;
+                            sum.title += c;
+                        }
+                    }
+                    break;
+                } else if (t.type == html::token_type::start_tag && t.name == "body") {
+                    break;
+                }
+            }
+        }
+        if (sum.title.empty()) {
+            if (auto s = top.header("Subject")) sum.title = s->value();
+        }
+    }
+};
+
+struct archive_entry {
+    std::filesystem::path path;
+    std::string name;  // as listed (relative to its folder)
+    std::string ticket;
+    std::uint64_t listed_size = 0;
+
+    std::mutex m;  // guards what follows
+    std::shared_ptr<const loaded> doc;
+    std::optional<summary> sum;
+    std::string error;  // why it last failed to open
+    std::uint64_t last_use = 0;
+};
+
+bool archive_name(const std::filesystem::path& p) {
+    std::string ext = ascii::lowered(p.extension().string());
+    return ext == ".mht" || ext == ".mhtml" || ext == ".mhtm" || ext == ".eml";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+struct reply {
+    http::status status = http::status::ok;
+    std::string content_type = "text/html; charset=utf-8";
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;
+    bool archive_part = false;  // carries the archive's policy
+};
+
+reply error_page(http::status status, std::string_view title, std::string_view message) {
+    reply r;
+    r.status = status;
+    r.body = page(title, cat("<h1>", html_escape(title), "</h1><p>", message, "</p>"));
+    return r;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+struct server::impl {
+    serve_options opt;
+    std::vector<std::unique_ptr<archive_entry>> archives;
+    mhtml::detail::keyed_string_map<archive_entry*> by_ticket;
+    std::vector<source_problem> problems;
+
+    net::io_context ioc;
+    tcp::acceptor acceptor{ioc};
+    std::optional<net::signal_set> signals;
+    std::uint16_t bound_port = 0;
+    std::atomic<std::size_t> connections{0};
+    std::atomic<bool> stopping{false};
+    std::atomic<std::uint64_t> clock{0};
+
+    std::mutex memory_m;
+    std::uint64_t in_memory = 0;
+    std::thread indexer;
+    std::mutex log_m;
+
+    impl(const std::vector<std::filesystem::path>& sources, serve_options o) : opt(std::move(o)) {
+        for (const std::filesystem::path& s : sources) list(s);
+        std::sort(archives.begin(), archives.end(),
+                  [](const auto& a, const auto& b) { return a->name < b->name; });
+        for (auto& a : archives) {
+            std::error_code ec;
+            const std::filesystem::path abs = std::filesystem::absolute(a->path, ec);
+            a->ticket = opt.secret ? hmac_ticket(*opt.secret, (ec ? a->path : abs).string())
+                                   : random_ticket();
+            by_ticket.emplace(a->ticket, a.get());
+        }
+    }
+
+    void add(const std::filesystem::path& p, std::string name, std::uint64_t size) {
+        auto e = std::make_unique<archive_entry>();
+        e->path = p;
+        e->name = std::move(name);
+        e->listed_size = size;
+        archives.push_back(std::move(e));
+    }
+
+    void list(const std::filesystem::path& source) {
+        std::error_code ec;
+        const auto st = std::filesystem::status(source, ec);
+        if (ec || !std::filesystem::exists(st)) {
+            problems.push_back({source, ec ? ec.message() : "no such file or folder"});
+            return;
+        }
+        if (std::filesystem::is_regular_file(st)) {
+            add(source, source.filename().string(), std::filesystem::file_size(source, ec));
+            return;
+        }
+        if (!std::filesystem::is_directory(st)) {
+            problems.push_back({source, "not a file or folder"});
+            return;
+        }
+        std::filesystem::recursive_directory_iterator it(
+            source, std::filesystem::directory_options::skip_permission_denied, ec);
+        if (ec) {
+            problems.push_back({source, ec.message()});
+            return;
+        }
+        for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+            if (ec) {
+                problems.push_back({it->path(), ec.message()});
+                break;
+            }
+            std::error_code fe;
+            if (!it->is_regular_file(fe) || !archive_name(it->path())) continue;
+            add(it->path(), std::filesystem::relative(it->path(), source, fe).string(),
+                it->file_size(fe));
+        }
+    }
+
+    // The archive, read (again) when it is not in memory or its file changed.
+    std::shared_ptr<const loaded> open(archive_entry& a, std::string& error) {
+        std::string why;
+        const auto id = identity_of(a.path, why);
+        std::lock_guard<std::mutex> lock(a.m);
+        a.last_use = ++clock;
+        if (!id) {
+            release(a);
+            a.error = cat("the archive cannot be read: ", why);
+            error = a.error;
+            return nullptr;
+        }
+        if (a.doc && a.doc->id == *id) return a.doc;
+        release(a);
+        std::ifstream in(a.path, std::ios::binary);
+        std::string bytes;
+        if (in) {
+            bytes.resize(id->size);
+            in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+            bytes.resize(static_cast<std::size_t>(in.gcount()));  // cut while read: what came
+        }
+        if (!in && !in.eof()) {
+            a.error = "the archive cannot be read";
+            error = a.error;
+            return nullptr;
+        }
+        auto doc = std::make_shared<const loaded>(*id, std::move(bytes));
+        a.sum = doc->sum;
+        a.error.clear();
+        a.doc = doc;
+        {
+            std::lock_guard<std::mutex> m(memory_m);
+            in_memory += doc->id.size;
+        }
+        return doc;
+    }
+
+    void release(archive_entry& a) {  // a.m held
+        if (!a.doc) return;
+        std::lock_guard<std::mutex> m(memory_m);
+        in_memory -= std::min(in_memory, a.doc->id.size);
+        a.doc.reset();
+    }
+
+    // Lets go of the least recently used archives beyond the budget (requests in flight keep
+    // theirs alive).
+    void trim(const archive_entry* keep) {
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> m(memory_m);
+                if (in_memory <= opt.memory_budget) return;
+            }
+            archive_entry* oldest = nullptr;
+            std::uint64_t when = UINT64_MAX;
+            for (auto& a : archives) {
+                if (a.get() == keep) continue;
+                std::lock_guard<std::mutex> lock(a->m);
+                if (a->doc && a->last_use < when) {
+                    when = a->last_use;
+                    oldest = a.get();
+                }
+            }
+            if (!oldest) return;
+            std::lock_guard<std::mutex> lock(oldest->m);
+            release(*oldest);
+        }
+    }
+
+    // ---- pages
+
+    reply index_page(std::string_view query) const {
+        const std::string q = ascii::lowered(query_param(query, "q").value_or(""));
+        std::string rows;
+        std::size_t shown = 0;
+        for (const auto& a : archives) {
+            std::optional<summary> sum;
+            std::string error;
+            {
+                std::lock_guard<std::mutex> lock(a->m);
+                sum = a->sum;
+                error = a->error;
+            }
+            if (!q.empty()) {
+                std::string hay = ascii::lowered(a->name);
+                if (sum)
+                    hay += "\n" + ascii::lowered(sum->title) + "\n" +
+                           ascii::lowered(sum->original_url);
+                if (hay.find(q) == std::string::npos) continue;
+            }
+            if (++shown > 5000) continue;
+            const std::string title = sum && !sum->title.empty() ? sum->title : a->name;
+            rows +=
+                cat("<tr><td><a href=\"/", a->ticket, "/\">", html_escape(title), "</a><br><small>",
+                    html_escape(a->name), "</small></td><td><code>",
+                    html_escape(sum ? sum->original_url : ""), "</code></td><td>",
+                    html_escape(sum ? sum->date : ""), "</td><td class=n>",
+                    human_size(a->listed_size), "</td><td class=n>",
+                    sum ? std::to_string(sum->parts) : std::string("&hellip;"), "</td><td class=n>",
+                    sum ? std::to_string(sum->diagnostics)
+                        : std::string(error.empty() ? "&hellip;" : "!"),
+                    "</td><td><a href=\"/", a->ticket, "/parts\">parts</a> <a href=\"/", a->ticket,
+                    "/check\">check</a></td></tr>");
+        }
+        std::string body =
+            cat("<h1>Archives</h1><form method=get action=\"/\"><input name=q value=\"",
+                html_escape(q), "\" placeholder=\"filter\"> <button>Filter</button></form><p>",
+                std::to_string(shown), " of ", std::to_string(archives.size()), " archives",
+                shown > 5000 ? " (the first 5000 shown; filter to see others)" : "",
+                "</p><table><tr><th>Title</th><th>Original URL</th><th>Date</th><th>Size</th>"
+                "<th>Parts</th><th>Diagnostics</th><th></th></tr>",
+                rows, "</table>");
+        reply r;
+        r.body = page("Archives", body);
+        return r;
+    }
+
+    static reply parts_page(const archive_entry& a, const loaded& l) {
+        std::string rows;
+        for (const mime::part_view& p : l.doc.parts()) {
+            const std::string path = p.path();
+            std::string actions;
+            if (p.is_leaf()) {
+                const std::string& url = l.url_of.at(p.index());
+                actions = cat("<a href=\"/", a.ticket, url, "\">open</a> <a href=\"/", a.ticket,
+                              "/part/", path, "?download\">download</a>");
+            }
+            rows += cat("<tr><td><code>", path.empty() ? "." : path, "</code></td><td>",
+                        html_escape(p.content_type().essence()), "</td><td><code>",
+                        html_escape(l.agg.info(p).location.value_or("")), "</code></td><td><code>",
+                        html_escape(p.content_id().value_or("")), "</code></td><td class=n>",
+                        std::to_string(p.raw_body().size()), "</td><td>", actions, "</td></tr>");
+        }
+        reply r;
+        r.body =
+            page(cat("Parts of ", a.name),
+                 cat("<h1>Parts of ", html_escape(a.name),
+                     "</h1><p><a href=\"/\">all archives</a> "
+                     "<a href=\"/",
+                     a.ticket, "/\">page</a> <a href=\"/", a.ticket,
+                     "/check\">check</a></p><table><tr><th>Path</th><th>Type</th>"
+                     "<th>Content-Location</th><th>Content-ID</th><th>Octets</th><th></th></tr>",
+                     rows, "</table>"));
+        return r;
+    }
+
+    static reply check_page(const archive_entry& a, const loaded& l) {
+        const std::vector<archive::finding> findings = archive::check(l.doc);
+        std::string rows;
+        for (const archive::finding& f : findings)
+            rows += cat("<tr><td>", archive::level_name(f.level), "</td><td>",
+                        html_escape(f.requirement), "</td><td><code>", html_escape(f.code),
+                        "</code></td><td>", f.part_path.empty() ? "." : html_escape(f.part_path),
+                        "</td><td class=n>", std::to_string(f.offset), "</td><td>",
+                        html_escape(f.message), "</td></tr>");
+        reply r;
+        r.body = page(cat("Check of ", a.name),
+                      cat("<h1>Check of ", html_escape(a.name),
+                          "</h1><p><a href=\"/\">all archives</a> "
+                          "<a href=\"/",
+                          a.ticket, "/\">page</a> <a href=\"/", a.ticket,
+                          "/parts\">parts</a></p><p>", std::to_string(findings.size()),
+                          " findings</p><table><tr><th>Level</th><th>Requirement</th><th>Code</th>"
+                          "<th>Part</th><th>Offset</th><th>Message</th></tr>",
+                          rows, "</table>"));
+        return r;
+    }
+
+    reply serve_part(const archive_entry& a, const loaded& l, const mime::part_view& p,
+                     bool download) const {
+        reply r;
+        r.archive_part = true;
+        const mime::content_type& ct = p.content_type();
+        std::string type = ct.essence();
+        if (download) {
+            p.decode_to(r.body);
+            r.content_type = "application/octet-stream";
+            std::string name = safe_segment(l.agg.info(p).location.value_or(""));
+            if (name.empty()) name = cat("part-", p.path());
+            r.headers.emplace_back("Content-Disposition",
+                                   cat("attachment; filename=\"", name, "\""));
+            return r;
+        }
+        const archive::document_type dt = archive::document_type_of(p);
+        if (dt == archive::document_type::none) {
+            p.decode_to(r.body);
+            if (auto cs = ct.param("charset"); cs && ct.type == "text")
+                type += cat("; charset=", *cs);
+            r.content_type = type;
+            return r;
+        }
+        archive::document_text d = l.agg.read_document(p);
+        detail::rewrite_options ro;
+        ro.block_plugins = !opt.allow_scripts;
+        ro.html_syntax = detail::is_text_html(p);
+        ro.disable_refresh = !opt.allow_scripts;
+        const std::string ticket = a.ticket;
+        ro.unresolved = [&ticket](std::string_view resolved) -> std::optional<std::string> {
+            return cat("/", ticket, "/missing?u=", percent_encode(resolved));
+        };
+        detail::rewrite_counts counts;
+        r.body = detail::rewrite_references(
+            l.agg, p, d,
+            [&](const mime::part_view& target,
+                const html::reference&) -> std::optional<std::string> {
+                auto it = l.url_of.find(target.index());
+                if (it == l.url_of.end()) return std::nullopt;
+                return cat("/", ticket, it->second);
+            },
+            ro, counts);
+        if (!d.charset.empty()) type += cat("; charset=", d.charset);
+        r.content_type = type;
+        return r;
+    }
+
+    reply handle(std::string_view target) {
+        // origin-form only: /path?query
+        if (!target.starts_with('/'))
+            return error_page(http::status::bad_request, "Bad request",
+                              "The request target must be a path.");
+        const std::size_t qmark = target.find('?');
+        const std::string_view path = target.substr(0, qmark);
+        const std::string_view query =
+            qmark == std::string_view::npos ? std::string_view() : target.substr(qmark + 1);
+        if (path == "/") return index_page(query);
+        std::string_view rest = path.substr(1);
+        const std::size_t slash = rest.find('/');
+        const std::string ticket(rest.substr(0, slash));
+        auto it = by_ticket.find(ticket);
+        if (it == by_ticket.end())
+            return error_page(http::status::not_found, "Not found",
+                              "No archive is served under this path.");
+        archive_entry& a = *it->second;
+        if (slash == std::string_view::npos) {
+            reply r = error_page(http::status::moved_permanently, "Moved", "");
+            r.headers.emplace_back("Location", cat("/", ticket, "/"));
+            return r;
+        }
+        rest.remove_prefix(slash);  // "/..."
+        std::string error;
+        const std::shared_ptr<const loaded> l = open(a, error);
+        if (!l)
+            return error_page(http::status::not_found, "Archive unavailable",
+                              cat(html_escape(a.name), ": ", html_escape(error)));
+        trim(&a);
+        if (rest == "/") {
+            reply r = error_page(http::status::found, "Found", "");
+            r.headers.emplace_back("Location", cat("/", ticket,
+                                                   l->url_of.count(l->agg.main_root().index())
+                                                       ? l->url_of.at(l->agg.main_root().index())
+                                                       : std::string("/parts")));
+            return r;
+        }
+        if (rest == "/parts") return parts_page(a, *l);
+        if (rest == "/check") return check_page(a, *l);
+        if (rest == "/missing") {
+            const std::string u = query_param(query, "u").value_or("");
+            reply r = error_page(http::status::not_found, "Not in this archive",
+                                 cat("<code>", html_escape(u),
+                                     "</code> is not in this archive, and nothing is fetched from "
+                                     "the network. <a href=\"/",
+                                     ticket, "/parts\">Parts</a>"));
+            r.archive_part = true;
+            return r;
+        }
+        if (rest.starts_with("/part/")) {
+            const auto p = l->doc.find(rest.substr(6));
+            if (!p || !p->is_leaf())
+                return error_page(
+                    http::status::not_found, "Not found",
+                    cat("This archive has no part ", html_escape(rest.substr(6)), "."));
+            return serve_part(a, *l, *p, query_param(query, "download").has_value());
+        }
+        if (rest.starts_with("/r/")) {
+            const std::string key = cat(rest, qmark == std::string_view::npos ? "" : "?", query);
+            auto hit = l->by_url.find(key);
+            if (hit != l->by_url.end()) return serve_part(a, *l, l->doc.part(hit->second), false);
+            reply r = error_page(http::status::not_found, "Not in this archive",
+                                 cat("<code>", html_escape(key),
+                                     "</code> names no part of this archive. <a href=\"/", ticket,
+                                     "/parts\">Parts</a>"));
+            r.archive_part = true;
+            return r;
+        }
+        return error_page(http::status::not_found, "Not found",
+                          "This archive has nothing under this path.");
+    }
+
+    // The policy of an archive's responses: its own URLs (the ticket's path) and data:.
+    std::string policy(std::string_view host, const std::string& ticket) const {
+        const std::string own = cat("http://", host, "/", ticket, "/");
+        std::string p =
+            cat("default-src 'none'; img-src ", own, " data: blob:; style-src ", own,
+                " 'unsafe-inline' data:; font-src ", own, " data:; media-src ", own,
+                " data: blob:; frame-src ", own, " data:; object-src ", own, "; base-uri 'none'; ");
+        if (opt.allow_scripts)
+            p += cat("script-src ", own, " 'unsafe-inline' 'unsafe-eval'; connect-src ", own,
+                     "; worker-src ", own, "; form-action ", own,
+                     "; sandbox allow-scripts allow-same-origin allow-forms");
+        else
+            p += "script-src 'none'; form-action 'none'";
+        return p;
+    }
+
+    // Whether the Host header names this server (DNS rebinding: a name that resolves here
+    // but is not one of ours is refused).
+    bool host_ok(std::string_view host) const {
+        std::string_view name = host;
+        std::string_view port;
+        if (name.starts_with('[')) {
+            const std::size_t close = name.find(']');
+            if (close == std::string_view::npos) return false;
+            port = name.substr(close + 1);
+            name = name.substr(0, close + 1);
+        } else if (const std::size_t colon = name.rfind(':'); colon != std::string_view::npos) {
+            port = name.substr(colon);
+            name = name.substr(0, colon);
+        }
+        if (!port.empty() && port != cat(":", std::to_string(bound_port))) return false;
+        const std::string lower = ascii::lowered(name);
+        return lower == "127.0.0.1" || lower == "localhost" || lower == "[::1]" ||
+               lower == opt.listen || lower == cat("[", opt.listen, "]");
+    }
+
+    void log(access_entry e) {
+        if (!opt.log) return;
+        std::lock_guard<std::mutex> lock(log_m);
+        opt.log(e);
+    }
+
+    void index_all() {
+        for (auto& a : archives) {
+            if (stopping) return;
+            {
+                std::lock_guard<std::mutex> lock(a->m);
+                if (a->sum || !a->error.empty()) continue;
+            }
+            std::string error;
+            try {
+                (void)open(*a, error);
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> lock(a->m);
+                a->error = e.what();
+            }
+            trim(nullptr);
+        }
+    }
+
+    void accept();
+};
+
+namespace {
+
+// One connection: requests read and answered in turn (HTTP/1.1 keep-alive).
+class session : public std::enable_shared_from_this<session> {
+public:
+    session(tcp::socket&& s, server::impl& srv) : stream_(std::move(s)), srv_(srv) {
+        beast::error_code ec;
+        const auto ep = stream_.socket().remote_endpoint(ec);
+        if (!ec) remote_ = cat(ep.address().to_string(), ":", std::to_string(ep.port()));
+    }
+    ~session() { --srv_.connections; }
+
+    void run() { read(); }
+
+private:
+    void read() {
+        parser_.emplace();
+        parser_->header_limit(static_cast<std::uint32_t>(srv_.opt.max_header_bytes));
+        parser_->body_limit(64 * 1024);
+        stream_.expires_after(srv_.opt.request_timeout);
+        http::async_read(
+            stream_, buffer_, *parser_,
+            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    }
+
+    void on_read(beast::error_code ec) {
+        if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+            ec == net::error::operation_aborted || ec == net::error::connection_reset ||
+            ec == net::error::eof)
+            return close();
+        start_ = std::chrono::steady_clock::now();
+        if (ec) {
+            // A header block too large gets 431; anything else unreadable, 400. Then close.
+            const bool big = ec == http::error::header_limit;
+            reply r = error_page(
+                big ? http::status::request_header_fields_too_large : http::status::bad_request,
+                big ? "Request header fields too large" : "Bad request",
+                big ? "The request's header block is too large."
+                    : "The request could not be read.");
+            return send(std::move(r), "", false, "-", "-", false);
+        }
+        const auto& req = parser_->get();
+        const std::string method(req.method_string());
+        const std::string target(req.target());
+        const std::string host(req[http::field::host]);
+        const bool keep = req.keep_alive();
+        const bool head = req.method() == http::verb::head;
+        reply r;
+        if (req.method() != http::verb::get && !head) {
+            r = error_page(http::status::method_not_allowed, "Method not allowed",
+                           "Only GET and HEAD are answered.");
+            r.headers.emplace_back("Allow", "GET, HEAD");
+        } else if (!srv_.host_ok(host)) {
+            r = error_page(http::status::misdirected_request, "Misdirected request",
+                           "The Host header does not name this server.");
+        } else {
+            try {
+                r = srv_.handle(target);
+            } catch (const std::exception& e) {
+                r = error_page(http::status::internal_server_error, "Internal error",
+                               html_escape(e.what()));
+            }
+        }
+        std::string ticket;
+        if (r.archive_part && target.size() > 1) ticket = target.substr(1, target.find('/', 1) - 1);
+        send(std::move(r), ticket, head, method, target, keep, host);
+    }
+
+    void send(reply r, const std::string& ticket, bool head, std::string method, std::string target,
+              bool keep, const std::string& host = {}) {
+        auto res = std::make_shared<http::response<http::string_body>>(r.status, 11);
+        res->set(http::field::content_type, r.content_type);
+        res->set(http::field::cache_control, "no-store");
+        res->set("X-Content-Type-Options", "nosniff");
+        res->set("Referrer-Policy", "no-referrer");
+        if (r.archive_part && !ticket.empty())
+            res->set("Content-Security-Policy", srv_.policy(host, ticket));
+        else
+            res->set("Content-Security-Policy",
+                     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                     "base-uri 'none'; frame-ancestors 'none'");
+        for (auto& [name, value] : r.headers) res->set(name, value);
+        const std::uint64_t size = r.body.size();
+        res->keep_alive(keep);
+        if (head) {
+            res->content_length(size);
+        } else {
+            res->body() = std::move(r.body);
+            res->prepare_payload();
+        }
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                .count();
+        srv_.log({remote_, std::move(method), std::move(target), static_cast<unsigned>(r.status),
+                  size, ms});
+        stream_.expires_after(srv_.opt.request_timeout);
+        http::async_write(
+            stream_, *res,
+            [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
+                if (ec || !keep || self->srv_.stopping) return self->close();
+                self->read();
+            });
+    }
+
+    void close() {
+        beast::error_code ec;
+        stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+        stream_.socket().close(ec);
+    }
+
+    beast::tcp_stream stream_;
+    server::impl& srv_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+    std::string remote_ = "-";
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace
+
+void server::impl::accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
+        if (ec) {
+            if (!stopping && acceptor.is_open()) accept();
+            return;
+        }
+        if (connections.load() >= opt.max_connections) {
+            beast::error_code ignore;
+            s.close(ignore);  // too many at once: refused
+        } else {
+            ++connections;
+            std::make_shared<session>(std::move(s), *this)->run();
+        }
+        if (!stopping) accept();
+    });
+}
+
+server::server(const std::vector<std::filesystem::path>& sources, serve_options options)
+    : impl_(std::make_unique<impl>(sources, std::move(options))) {}
+
+server::~server() {
+    stop();
+    if (impl_->indexer.joinable()) impl_->indexer.join();
+}
+
+void server::start() {
+    impl& s = *impl_;
+    beast::error_code ec;
+    const auto address = net::ip::make_address(s.opt.listen, ec);
+    if (ec) throw std::system_error(ec, "not an IP address: " + s.opt.listen);
+    const tcp::endpoint ep(address, s.opt.port);
+    s.acceptor.open(ep.protocol());
+    s.acceptor.set_option(net::socket_base::reuse_address(true));
+    s.acceptor.bind(ep);
+    s.acceptor.listen(net::socket_base::max_listen_connections);
+    s.bound_port = s.acceptor.local_endpoint().port();
+    s.accept();
+    if (s.opt.stop_on_signals) {
+        s.signals.emplace(s.ioc, SIGINT, SIGTERM);
+        s.signals->async_wait([this](beast::error_code, int) { stop(); });
+    }
+    if (s.opt.index_in_background) s.indexer = std::thread([&s] { s.index_all(); });
+}
+
+void server::run() {
+    impl& s = *impl_;
+    const unsigned n =
+        s.opt.threads ? s.opt.threads : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::thread> pool;
+    for (unsigned i = 1; i < n; ++i) pool.emplace_back([&s] { s.ioc.run(); });
+    s.ioc.run();
+    for (auto& t : pool) t.join();
+}
+
+void server::stop() {
+    impl& s = *impl_;
+    if (s.stopping.exchange(true)) return;
+    net::post(s.ioc, [&s] {
+        beast::error_code ec;
+        s.acceptor.close(ec);
+        if (s.signals) s.signals->cancel(ec);
+        s.ioc.stop();
+    });
+}
+
+std::uint16_t server::port() const noexcept {
+    return impl_->bound_port;
+}
+
+std::string server::url() const {
+    const std::string host = impl_->opt.listen.find(':') != std::string::npos
+                                 ? cat("[", impl_->opt.listen, "]")
+                                 : impl_->opt.listen;
+    return cat("http://", host, ":", std::to_string(impl_->bound_port), "/");
+}
+
+std::size_t server::archive_count() const noexcept {
+    return impl_->archives.size();
+}
+
+std::string server::ticket_of(const std::filesystem::path& path) const {
+    for (const auto& a : impl_->archives)
+        if (a->path == path) return a->ticket;
+    return {};
+}
+
+const std::vector<source_problem>& server::problems() const noexcept {
+    return impl_->problems;
+}
+
+}  // namespace mhtml::view

@@ -1,0 +1,465 @@
+// view::server: a server on 127.0.0.1 and a free port, started and stopped by each test,
+// asked with raw HTTP/1.1 over sockets (so that malformed, slow and abrupt requests can be
+// sent too). Every wait is bounded.
+#include "mhtml/view/serve.hpp"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <map>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "view_support.hpp"
+
+namespace mhtml::view {
+namespace {
+
+using test::crlf;
+using test::sandbox;
+using test::write_bytes;
+
+// A page, its style sheet and image (by label), a frame by cid:, and a reference to nothing.
+std::string archive(std::string_view host, std::string_view marker) {
+    return crlf(std::string("MIME-Version: 1.0\n"
+                            "Subject: Page ") +
+                std::string(marker) +
+                "\n"
+                "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
+                "--b\nContent-Type: text/html; charset=utf-8\nContent-Location: http://" +
+                std::string(host) +
+                "/dir/page.html\n\n"
+                "<!DOCTYPE html><html><head><title>Title " +
+                std::string(marker) +
+                "</title><link rel=stylesheet href=\"s.css\"></head><body>\n"
+                "<img src=\"img/a.png\"><iframe src=\"cid:frame@x\"></iframe>\n"
+                "<img src=\"https://elsewhere.example/tracker.gif\"><a href=\"other.html\">o</a>\n"
+                "<script>alert(1)</script></body></html>\n"
+                "--b\nContent-Type: text/css\nContent-Location: http://" +
+                std::string(host) +
+                "/dir/s.css\n\nbody { background: url(img/a.png) }\n"
+                "--b\nContent-Type: image/png\nContent-Location: http://" +
+                std::string(host) + "/dir/img/a.png\nContent-Transfer-Encoding: base64\n\n" +
+                (marker == "A" ? "QUFBQQ==" : "QkJCQg==") +
+                "\n"
+                "--b\nContent-Type: text/html\nContent-ID: <frame@x>\n\n<p>frame " +
+                std::string(marker) + "</p>\n--b--\n");
+}
+
+struct response {
+    int status = 0;
+    std::map<std::string, std::string> headers;  // lower-case names
+    std::string body;
+    bool ok = false;  // a whole response was read
+};
+
+int connect_to(std::uint16_t port) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+bool send_all(int fd, std::string_view s) {
+    while (!s.empty()) {
+        const ssize_t n = ::send(fd, s.data(), s.size(), MSG_NOSIGNAL);
+        if (n <= 0) return false;
+        s.remove_prefix(static_cast<std::size_t>(n));
+    }
+    return true;
+}
+
+// Reads until the peer closes or `limit` passes.
+std::string read_all(int fd, std::chrono::milliseconds limit) {
+    std::string out;
+    const auto end = std::chrono::steady_clock::now() + limit;
+    char buf[65536];
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+            end - std::chrono::steady_clock::now());
+        if (left.count() <= 0) break;
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
+        const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+        if (n <= 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    return out;
+}
+
+response parse(const std::string& raw, bool head = false) {
+    response r;
+    const std::size_t end = raw.find("\r\n\r\n");
+    if (end == std::string::npos || !raw.starts_with("HTTP/1.1 ")) return r;
+    r.status = std::stoi(raw.substr(9, 3));
+    std::size_t at = raw.find("\r\n") + 2;
+    while (at < end) {
+        const std::size_t eol = raw.find("\r\n", at);
+        const std::string line = raw.substr(at, eol - at);
+        const std::size_t colon = line.find(':');
+        std::string name = line.substr(0, colon);
+        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        r.headers[name] = line.substr(colon + 2);
+        at = eol + 2;
+    }
+    r.body = raw.substr(end + 4);
+    const std::size_t length = r.headers.count("content-length")
+                                   ? std::stoul(r.headers["content-length"])
+                                   : std::string::npos;
+    r.ok = head ? r.body.empty() : length == r.body.size();
+    return r;
+}
+
+// One request on a new connection (Connection: close), the whole response.
+response request(std::uint16_t port, std::string_view target, std::string_view method = "GET",
+                 std::string host = {}, std::string_view extra = {}) {
+    if (host.empty()) host = "127.0.0.1:" + std::to_string(port);
+    const int fd = connect_to(port);
+    if (fd < 0) return {};
+    send_all(fd, std::string(method) + " " + std::string(target) + " HTTP/1.1\r\nHost: " + host +
+                     "\r\n" + std::string(extra) + "Connection: close\r\n\r\n");
+    const std::string raw = read_all(fd, std::chrono::seconds(10));
+    ::close(fd);
+    return parse(raw, method == "HEAD");
+}
+
+// The server over `paths`, running on its own thread for the test's lifetime.
+class running {
+public:
+    explicit running(std::vector<std::filesystem::path> paths, serve_options o = {})
+        : server_(paths, with_defaults(std::move(o))) {
+        server_.start();
+        thread_ = std::thread([this] { server_.run(); });
+    }
+    ~running() {
+        server_.stop();
+        thread_.join();
+    }
+    server& get() { return server_; }
+    std::uint16_t port() const { return server_.port(); }
+
+private:
+    static serve_options with_defaults(serve_options o) {
+        o.threads = 2;
+        return o;
+    }
+    server server_;
+    std::thread thread_;
+};
+
+void expect_safe_headers(const response& r) {
+    EXPECT_EQ(r.headers.at("cache-control"), "no-store");
+    EXPECT_EQ(r.headers.at("x-content-type-options"), "nosniff");
+    EXPECT_EQ(r.headers.at("referrer-policy"), "no-referrer");
+    EXPECT_TRUE(r.headers.count("content-security-policy"));
+}
+
+TEST(Serve, MHT_12_3_PageViewServesTheArchivesOwnPartsUnderItsTicket) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    ASSERT_EQ(t.size(), 32u);
+
+    const response index = request(s.port(), "/");
+    ASSERT_TRUE(index.ok);
+    EXPECT_EQ(index.status, 200);
+    expect_safe_headers(index);
+    EXPECT_THAT(index.body, testing::HasSubstr("href=\"/" + t + "/\""));
+
+    const response start = request(s.port(), "/" + t + "/");
+    EXPECT_EQ(start.status, 302);
+    const std::string page_url = start.headers.at("location");
+    EXPECT_EQ(page_url, "/" + t + "/r/http/a.example/dir/page.html");
+
+    const response page = request(s.port(), page_url);
+    ASSERT_TRUE(page.ok);
+    EXPECT_EQ(page.status, 200);
+    expect_safe_headers(page);
+    EXPECT_THAT(page.headers.at("content-type"), testing::StartsWith("text/html"));
+    // Every reference that names a part points at it under the ticket; the others at the
+    // missing page (nothing a browser would fetch leaves the server).
+    EXPECT_THAT(page.body, testing::HasSubstr("href=\"/" + t + "/r/http/a.example/dir/s.css\""));
+    EXPECT_THAT(page.body, testing::HasSubstr("src=\"/" + t + "/r/http/a.example/dir/img/a.png\""));
+    EXPECT_THAT(page.body, testing::HasSubstr("src=\"/" + t + "/part/4\""));
+    EXPECT_THAT(page.body,
+                testing::HasSubstr("src=\"/" + t +
+                                   "/missing?u=https%3A%2F%2Felsewhere.example%2Ftracker.gif\""));
+    EXPECT_THAT(page.body, testing::Not(testing::HasSubstr("\"https://elsewhere")));
+    // MHT-12.5: no received script runs; the policy allows only the ticket's own URLs.
+    const std::string csp = page.headers.at("content-security-policy");
+    EXPECT_THAT(csp, testing::HasSubstr("script-src 'none'"));
+    EXPECT_THAT(csp, testing::HasSubstr("default-src 'none'"));
+    EXPECT_THAT(csp, testing::HasSubstr("img-src http://127.0.0.1:" + std::to_string(s.port()) +
+                                        "/" + t + "/ "));
+
+    const response css = request(s.port(), "/" + t + "/r/http/a.example/dir/s.css");
+    EXPECT_EQ(css.status, 200);
+    EXPECT_THAT(css.body, testing::HasSubstr("url(/" + t + "/r/http/a.example/dir/img/a.png)"));
+    const response png = request(s.port(), "/" + t + "/r/http/a.example/dir/img/a.png");
+    EXPECT_EQ(png.status, 200);
+    EXPECT_EQ(png.body, "AAAA");
+    EXPECT_EQ(png.headers.at("content-type"), "image/png");
+    const response frame = request(s.port(), "/" + t + "/part/4");
+    EXPECT_THAT(frame.body, testing::HasSubstr("frame A"));
+
+    const response missing =
+        request(s.port(), "/" + t + "/missing?u=https%3A%2F%2Felsewhere.example%2Ftracker.gif");
+    EXPECT_EQ(missing.status, 404);
+    EXPECT_THAT(missing.body, testing::HasSubstr("https://elsewhere.example/tracker.gif"));
+    expect_safe_headers(missing);
+
+    const response parts = request(s.port(), "/" + t + "/parts");
+    EXPECT_EQ(parts.status, 200);
+    EXPECT_THAT(parts.body, testing::HasSubstr("/" + t + "/part/3?download"));
+    const response download = request(s.port(), "/" + t + "/part/3?download");
+    EXPECT_EQ(download.body, "AAAA");
+    EXPECT_THAT(download.headers.at("content-disposition"), testing::StartsWith("attachment"));
+    const response check = request(s.port(), "/" + t + "/check");
+    EXPECT_EQ(check.status, 200);
+    EXPECT_THAT(check.body, testing::HasSubstr("findings"));
+}
+
+TEST(Serve, MHT_12_3_TicketsIsolateArchives) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("same.example", "A"));
+    write_bytes(box / "b.mhtml", archive("same.example", "B"));
+    running s({box.path()});
+    const std::string ta = s.get().ticket_of(box / "a.mhtml");
+    const std::string tb = s.get().ticket_of(box / "b.mhtml");
+    ASSERT_NE(ta, tb);
+    // The same path under each ticket: each archive's own octets, never the other's.
+    EXPECT_EQ(request(s.port(), "/" + ta + "/r/http/same.example/dir/img/a.png").body, "AAAA");
+    EXPECT_EQ(request(s.port(), "/" + tb + "/r/http/same.example/dir/img/a.png").body, "BBBB");
+    EXPECT_THAT(request(s.port(), "/" + tb + "/part/4").body, testing::HasSubstr("frame B"));
+    // Guessed, altered and case-changed tickets: 404, with no archive's content.
+    std::string upper = ta;
+    for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    std::string flipped = ta;
+    flipped[0] = flipped[0] == '0' ? '1' : '0';
+    for (const std::string& bad : {upper, flipped, std::string(32, '0'), ta.substr(0, 31), ta + "0",
+                                   std::string("r"), std::string("part")}) {
+        SCOPED_TRACE(bad);
+        const response r = request(s.port(), "/" + bad + "/r/http/same.example/dir/img/a.png");
+        EXPECT_EQ(r.status, 404);
+        EXPECT_THAT(r.body, testing::Not(testing::HasSubstr("AAAA")));
+        expect_safe_headers(r);
+    }
+    // Paths that climb out of a ticket reach nothing of another archive, nor any file.
+    for (const std::string& path : std::vector<std::string>{
+             "/" + ta + "/../" + tb + "/part/3", "/" + ta + "/part/../../" + tb + "/part/3",
+             "/" + ta + "/part/%2e%2e/3", "/../../etc/passwd", "/" + ta + "/r/../../etc/passwd",
+             "/" + ta + "/part//3", "/" + ta + "/part/3/../4"}) {
+        SCOPED_TRACE(path);
+        const response r = request(s.port(), path);
+        EXPECT_EQ(r.status, 404);
+        EXPECT_THAT(r.body, testing::Not(testing::HasSubstr("BBBB")));
+        EXPECT_THAT(r.body, testing::Not(testing::HasSubstr("root:")));
+    }
+    // The policy of A's responses names A's ticket only.
+    const response page = request(s.port(), "/" + ta + "/r/http/same.example/dir/page.html");
+    EXPECT_THAT(page.headers.at("content-security-policy"), testing::HasSubstr(ta));
+    EXPECT_THAT(page.headers.at("content-security-policy"), testing::Not(testing::HasSubstr(tb)));
+}
+
+TEST(Serve, HmacTicketsSurviveARestartAndRandomOnesDoNot) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.secret = "0123456789abcdef0123456789abcdef";
+    o.index_in_background = false;
+    const server one({box.path()}, o), two({box.path()}, o);
+    EXPECT_EQ(one.ticket_of(box / "a.mhtml"), two.ticket_of(box / "a.mhtml"));
+    o.secret = "another secret, another ticket";
+    const server three({box.path()}, o);
+    EXPECT_NE(three.ticket_of(box / "a.mhtml"), one.ticket_of(box / "a.mhtml"));
+    const server four({box.path()}), five({box.path()});
+    EXPECT_NE(four.ticket_of(box / "a.mhtml"), five.ticket_of(box / "a.mhtml"));
+}
+
+TEST(Serve, RequestsAreChecked) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.request_timeout = std::chrono::milliseconds(1000);
+    o.max_header_bytes = 4096;
+    running s({box.path()}, o);
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    // DNS rebinding: a Host that is not this server's.
+    for (const std::string& host :
+         std::vector<std::string>{"evil.example", "evil.example:" + std::to_string(s.port()),
+                                  "127.0.0.1:1", "127.0.0.1.evil.example"}) {
+        SCOPED_TRACE(host);
+        const response r = request(s.port(), "/", "GET", host);
+        EXPECT_EQ(r.status, 421);
+        expect_safe_headers(r);
+    }
+    EXPECT_EQ(request(s.port(), "/", "GET", "localhost:" + std::to_string(s.port())).status, 200);
+    EXPECT_EQ(request(s.port(), "/", "GET", "127.0.0.1").status, 200);
+    // Methods other than GET and HEAD.
+    for (const std::string_view m : {"POST", "PUT", "DELETE", "OPTIONS", "TRACE"}) {
+        const response r = request(s.port(), "/", m);
+        EXPECT_EQ(r.status, 405) << m;
+        EXPECT_EQ(r.headers.at("allow"), "GET, HEAD");
+    }
+    // HEAD: GET's status and headers, no body.
+    const response get = request(s.port(), "/" + t + "/r/http/a.example/dir/img/a.png");
+    const response head = request(s.port(), "/" + t + "/r/http/a.example/dir/img/a.png", "HEAD");
+    EXPECT_TRUE(head.ok);
+    EXPECT_EQ(head.status, 200);
+    EXPECT_EQ(head.headers.at("content-length"), "4");
+    EXPECT_EQ(head.headers.at("content-type"), get.headers.at("content-type"));
+    EXPECT_TRUE(head.body.empty());
+    // A header block over the limit: 431.
+    const response big =
+        request(s.port(), "/", "GET", {}, "X-Big: " + std::string(8000, 'x') + "\r\n");
+    EXPECT_EQ(big.status, 431);
+    // Absolute-form targets and garbage.
+    EXPECT_EQ(request(s.port(), "http://127.0.0.1/").status, 400);
+    {
+        const int fd = connect_to(s.port());
+        send_all(fd, "NOT HTTP AT ALL\r\n\r\n");
+        const response r = parse(read_all(fd, std::chrono::seconds(5)));
+        EXPECT_EQ(r.status, 400);
+        ::close(fd);
+    }
+}
+
+TEST(Serve, SlowAndAbruptClientsAreCutOffAndTheServerGoesOn) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.request_timeout = std::chrono::milliseconds(800);
+    running s({box.path()}, o);
+    // Slowloris: a header block sent a few octets at a time never completes in time; the
+    // server closes the connection (bounded: 5 s).
+    {
+        const int fd = connect_to(s.port());
+        ASSERT_GE(fd, 0);
+        const auto begin = std::chrono::steady_clock::now();
+        bool closed = false;
+        const std::string slow = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: ";
+        for (std::size_t i = 0; i < 50 && !closed; ++i) {
+            if (!send_all(fd, std::string(1, i < slow.size() ? slow[i] : 'a'))) closed = true;
+            pollfd p{fd, POLLIN, 0};
+            if (::poll(&p, 1, 100) > 0) {
+                char c;
+                if (::recv(fd, &c, 1, 0) <= 0) closed = true;
+            }
+        }
+        EXPECT_TRUE(closed);
+        EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(5));
+        ::close(fd);
+    }
+    // Connections dropped mid-request and right after connecting.
+    for (int i = 0; i < 50; ++i) {
+        const int fd = connect_to(s.port());
+        if (i % 2) send_all(fd, "GET / HTTP/1.1\r\nHo");
+        ::close(fd);
+    }
+    // A burst of connections, each asking once (bounded: 200 connections).
+    std::vector<int> fds;
+    for (int i = 0; i < 200; ++i) fds.push_back(connect_to(s.port()));
+    int answered = 0;
+    for (int fd : fds) {
+        if (fd < 0) continue;
+        send_all(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    }
+    for (int fd : fds) {
+        if (fd < 0) continue;
+        answered += parse(read_all(fd, std::chrono::seconds(10))).status == 200 ? 1 : 0;
+        ::close(fd);
+    }
+    EXPECT_EQ(answered, 200);
+    EXPECT_EQ(request(s.port(), "/").status, 200);
+}
+
+TEST(Serve, KeepAliveAnswersSeveralRequestsOnOneConnection) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    const int fd = connect_to(s.port());
+    ASSERT_GE(fd, 0);
+    const std::string one = "GET /" + t + "/part/3 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+    send_all(fd, one + one + "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    const std::string raw = read_all(fd, std::chrono::seconds(10));
+    ::close(fd);
+    std::size_t n = 0;
+    for (std::size_t at = 0; (at = raw.find("HTTP/1.1 200 OK", at)) != std::string::npos; ++at) ++n;
+    EXPECT_EQ(n, 3u);
+}
+
+TEST(Serve, ArchivesChangedOnDiskAreReadAgainAndRemovedOnesSaySo) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    const std::string png = "/" + t + "/r/http/a.example/dir/img/a.png";
+    EXPECT_EQ(request(s.port(), png).body, "AAAA");
+    // Replaced (another size, so the change is seen whatever the clock's resolution).
+    write_bytes(box / "a.mhtml", archive("a.example", "B") + "\r\n");
+    EXPECT_EQ(request(s.port(), png).body, "BBBB");
+    // Cut in the middle: read with the reader's salvage, no crash.
+    const std::string whole = archive("a.example", "A");
+    write_bytes(box / "a.mhtml", whole.substr(0, whole.find("Content-Type: image/png") + 30));
+    const response cut = request(s.port(), png);
+    EXPECT_TRUE(cut.ok);
+    EXPECT_TRUE(cut.status == 200 || cut.status == 404) << cut.status;
+    // Removed: an error page that says so.
+    std::filesystem::remove(box / "a.mhtml");
+    const response gone = request(s.port(), png);
+    EXPECT_EQ(gone.status, 404);
+    EXPECT_THAT(gone.body, testing::HasSubstr("cannot be read"));
+    EXPECT_EQ(request(s.port(), "/").status, 200);
+}
+
+TEST(Serve, ScriptsAllowedRunInASandboxThatReachesOnlyTheirArchive) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.allow_scripts = true;
+    running s({box.path()}, o);
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    const response page = request(s.port(), "/" + t + "/r/http/a.example/dir/page.html");
+    const std::string csp = page.headers.at("content-security-policy");
+    const std::string own = "http://127.0.0.1:" + std::to_string(s.port()) + "/" + t + "/";
+    EXPECT_THAT(csp, testing::HasSubstr("script-src " + own));
+    EXPECT_THAT(csp, testing::HasSubstr("connect-src " + own + ";"));
+    EXPECT_THAT(csp, testing::HasSubstr("sandbox allow-scripts allow-same-origin allow-forms"));
+    EXPECT_THAT(csp, testing::Not(testing::HasSubstr("allow-popups")));
+    EXPECT_THAT(page.body, testing::HasSubstr("<script>alert(1)</script>"));
+}
+
+TEST(Serve, FoldersAreListedRecursivelyAndProblemsReported) {
+    sandbox box;
+    std::filesystem::create_directories(box / "x/y");
+    write_bytes(box / "x/y/deep.mht", archive("a.example", "A"));
+    write_bytes(box / "x/notes.txt", "not an archive");
+    write_bytes(box / "top.eml", archive("a.example", "B"));
+    serve_options o;
+    o.index_in_background = false;
+    const server s({box.path(), box / "nothing-here"}, o);
+    EXPECT_EQ(s.archive_count(), 2u);
+    EXPECT_FALSE(s.ticket_of(box / "x/y/deep.mht").empty());
+    EXPECT_TRUE(s.ticket_of(box / "x/notes.txt").empty());
+    ASSERT_EQ(s.problems().size(), 1u);
+    EXPECT_EQ(s.problems()[0].path, box / "nothing-here");
+}
+
+}  // namespace
+}  // namespace mhtml::view
