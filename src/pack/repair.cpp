@@ -5,6 +5,8 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -328,7 +330,10 @@ void repairer::rewrite_references(leaf& d) {
         const std::string_view url = r.url;
         const bool cid = url.size() > 4 && ascii::iequals(url.substr(0, 4), "cid:");
         std::string want;
-        if (cid && !res.lenient && !t.content_id.empty()) continue;  // cid: finds its Content-ID
+        // A cid: URL that finds its part's Content-ID stays; one that names a multipart or
+        // message (flattened away) is rewritten to the leaf shown for it.
+        if (cid && !res.lenient && !t.content_id.empty() && res.target->index() == t.part.index())
+            continue;
         if (!t.label.empty()) {
             want = t.label;
         } else if (!t.content_id.empty()) {
@@ -694,7 +699,11 @@ repair_report repair(const mime::document& doc, sink& out, const repair_options&
         r1.write(mem);
         if (!first.ok()) return first;
     }
-    const mime::document again = mime::document::parse(std::string_view(flat_bytes));
+    // Read with room for every part the first pass wrote (its output has no more than the
+    // input had).
+    mime::parse_options po;
+    po.limits.max_parts = std::max(po.limits.max_parts, doc.size() + 2);
+    const mime::document again = mime::document::parse(std::string_view(flat_bytes), po);
     std::map<std::uint32_t, origin> from;
     for (const part_report& pr : first.written.parts) {
         if (!pr.written || pr.index >= first.inputs.size()) continue;
@@ -709,9 +718,46 @@ repair_report repair(const mime::document& doc, sink& out, const repair_options&
         return rep;
     }
     r.write(out);
-    rep.changes.insert(rep.changes.begin(), first.changes.begin(), first.changes.end());
+    // The first pass's findings, of the parts the second wrote: what it found incomplete and
+    // what its writer did (diagnostics of an output path, moved to the final output's).
+    std::map<std::string, std::string> final_path;  // input path -> output path
+    for (const part_report& pr : rep.written.parts)
+        if (pr.written && pr.index < rep.inputs.size()) final_path[rep.inputs[pr.index]] = pr.path;
+    std::map<std::string, std::string> first_input;  // first output path -> input path
+    for (const part_report& pr : first.written.parts)
+        if (pr.index < first.inputs.size()) first_input[pr.path] = first.inputs[pr.index];
+    std::vector<repair_change> changes;
+    for (repair_change& c : first.changes)
+        if (c.what != "incomplete" || final_path.count(c.part)) changes.push_back(std::move(c));
+    rep.changes.insert(rep.changes.begin(), std::make_move_iterator(changes.begin()),
+                       std::make_move_iterator(changes.end()));
+    for (std::string& path : first.incomplete)
+        if (final_path.count(path)) rep.incomplete.push_back(std::move(path));
+    std::vector<diagnostic> written;
+    for (diagnostic& d : first.written.diagnostics) {
+        if (d.part_path.starts_with('#')) {
+            // A resource the first pass left out: said of the input part it came from.
+            const std::size_t index = std::strtoul(d.part_path.c_str() + 1, nullptr, 10);
+            if (index < first.inputs.size())
+                d.message = "(input part " + first.inputs[index] + ") " + d.message;
+            d.part_path.clear();
+            written.push_back(std::move(d));
+            continue;
+        }
+        auto in = first_input.find(d.part_path);
+        if (in == first_input.end()) {
+            if (d.part_path.empty()) written.push_back(std::move(d));
+            continue;
+        }
+        auto now = final_path.find(in->second);
+        if (now == final_path.end()) continue;  // a part the second pass left out
+        d.part_path = now->second;
+        written.push_back(std::move(d));
+    }
+    rep.written.diagnostics.insert(rep.written.diagnostics.begin(),
+                                   std::make_move_iterator(written.begin()),
+                                   std::make_move_iterator(written.end()));
     rep.read = std::move(first.read);
-    rep.incomplete = std::move(first.incomplete);
     return rep;
 }
 

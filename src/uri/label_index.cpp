@@ -3,6 +3,7 @@
 #include <cctype>
 #include <mutex>
 
+#include "mhtml/ascii.hpp"
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
@@ -123,6 +124,15 @@ std::optional<whatwg_url> parsed_base(std::string_view base) {
     return whatwg_url::parse(fictitious_respelled(base));
 }
 
+// Whether a browser may read `label` (whose location key is `key`) with another last segment
+// than tail_key finds in its readings: a C0 control or space at either end (the URL Standard
+// strips them; the header reading keeps controls), or a file: URL.
+bool browser_reads_otherwise(std::string_view label, std::string_view key) {
+    const auto c0 = [](char c) { return static_cast<unsigned char>(c) <= 0x20; };
+    if (!label.empty() && (c0(label.front()) || c0(label.back()))) return true;
+    return ascii::istarts_with(key, "file:");
+}
+
 // With no base (none, or one a browser cannot parse), an absolute reference still parses, as
 // in a browser; a relative one does not.
 std::optional<std::string> browser_key_with(std::string_view reference,
@@ -234,6 +244,8 @@ label_index::label_index(label_index&&) noexcept = default;
 label_index& label_index::operator=(label_index&&) noexcept = default;
 
 const label_index::string_map& label_index::by_browser_location() const {
+    static const string_map none;
+    if (!browser_) return none;  // moved from
     browser_table& b = *browser_;
     std::call_once(b.made, [&b] {
         const std::optional<whatwg_url> parts_base = parsed_base(b.parts_base);
@@ -329,6 +341,15 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             if (text == &label && spaced == label) break;
             browser_->labels.push_back(
                 {i, *text, own ? std::optional<std::string>(own->str()) : std::nullopt, key});
+            // The browser reading's last segment is the location's or the spaced reading's
+            // (tail_key reads one as a browser would), but where a browser strips what the
+            // header reading keeps (a C0 control or space at the start or the end) or reads
+            // a file: URL its own way (a drive letter), its tail is indexed from it now.
+            if (browser_reads_otherwise(*text, key)) {
+                const std::optional<whatwg_url> b =
+                    parsed_base(own ? own->str() : parts_base.str());
+                if (auto browser = browser_key_with(*text, b)) index_tail(*browser);
+            }
         }
         // REQUIREMENTS L-8: `http:images/x.gif` under an http base, read non-strictly.
         if (auto compat = (own ? *own : parts_base).resolve_same_scheme(label)) {
@@ -462,7 +483,9 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
                 const auto t = tail_key(u, backslash);
                 none = none && t && !tails_.find(*t);
             }
-        if (none) return m;
+        // A file: URL's drive letter (`C|` for `C:`) can make the browser's last segment
+        // another: no skipping there.
+        if (none && !ascii::istarts_with(m.resolved, "file:")) return m;
     }
     std::string normal = normalize(key);
     const std::size_t* normal_hit = lookup(by_normal_location_, normal);

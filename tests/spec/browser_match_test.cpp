@@ -279,6 +279,115 @@ TEST(BrowserMatch, MHT_8_2_5_AbsoluteReferencesParseWhateverTheBase) {
     EXPECT_TRUE(m.lenient);
 }
 
+// The same property over a harsher alphabet (control and 8-bit octets, file: URLs with
+// drive letters, non-special schemes, folded white space) and parts with a Content-Base of
+// their own; references are labels, labels with more after them, labels with one octet
+// replaced, and new strings.
+TEST(BrowserMatch, MHT_8_2_5_LastSegmentFilterChangesNoAnswerOnHostileLabels) {
+    const std::vector<std::string> pieces = {"a",
+                                             "A",
+                                             "b.png",
+                                             "%41",
+                                             "%2e",
+                                             "%2E",
+                                             ".",
+                                             "..",
+                                             "/",
+                                             "\\",
+                                             " ",
+                                             "\t",
+                                             "?q",
+                                             "#f",
+                                             "http:",
+                                             "http://x.example",
+                                             "//x.example",
+                                             "|",
+                                             "%7C",
+                                             "c d",
+                                             "\x01",
+                                             "\x7f",
+                                             "\xe9",
+                                             "\xc3\xa9",
+                                             "\"",
+                                             "<",
+                                             "`",
+                                             "{",
+                                             "^",
+                                             "%zz",
+                                             "%",
+                                             "%25",
+                                             ";",
+                                             "@",
+                                             ":",
+                                             "file:",
+                                             "file:///C|/",
+                                             "C|",
+                                             "ws:",
+                                             "x.example:80",
+                                             ".%2e",
+                                             "%2e%2e",
+                                             "foo:",
+                                             "foo://h/",
+                                             "thismessage:/",
+                                             "%00",
+                                             "\x1f",
+                                             "=",
+                                             "~",
+                                             "%C3%A9",
+                                             "%E9",
+                                             "[",
+                                             "]",
+                                             "\r\n "};
+    const char* bases[] = {"thismessage:/", "http://x.example/dir/page.html", "http://x.example/",
+                           "foo://h/p/q", "file:///C:/dir/x"};
+    for (const unsigned seed : {1u, 5u}) {
+        SCOPED_TRACE(seed);
+        std::mt19937 rng(seed);
+        auto make = [&](int n) {
+            std::string s;
+            for (int k = 0; k < n; ++k) s += pieces[rng() % pieces.size()];
+            return s;
+        };
+        for (int round = 0; round < 5000; ++round) {
+            std::deque<std::string> labels, own_bases;
+            std::vector<part_labels> parts;
+            for (int k = 0, n = 1 + static_cast<int>(rng() % 3); k < n; ++k) {
+                labels.push_back(make(1 + static_cast<int>(rng() % 4)));
+                part_labels p;
+                p.content_location = labels.back();
+                if (rng() % 4 == 0) {
+                    own_bases.push_back(rng() % 2 ? "http://y.example/d/" : "foo://h/a/b");
+                    p.content_base = own_bases.back();
+                }
+                parts.push_back(p);
+            }
+            const label_index index(parts, *base_uri::make(bases[rng() % 5]), nullptr);
+            for (int r = 0; r < 8; ++r) {
+                std::string ref =
+                    r < 3 ? labels[rng() % labels.size()] : make(1 + static_cast<int>(rng() % 3));
+                if (r == 1) ref += make(1);
+                if (r == 2 && !ref.empty())
+                    ref.replace(rng() % ref.size(), 1, pieces[rng() % pieces.size()]);
+                const base_uri base = *base_uri::make(bases[rng() % 5]);
+                const auto fast = index.find(ref, base, {});
+                const auto all = index.find(ref, base, {.every_reading = true});
+                ASSERT_EQ(fast.part, all.part) << "'" << ref << "' against " << base.str();
+                ASSERT_EQ(fast.lenient, all.lenient) << "'" << ref << "'";
+            }
+        }
+    }
+}
+
+TEST(BrowserMatch, AMovedFromIndexFindsNothing) {
+    std::vector<part_labels> parts(1);
+    parts[0].content_location = "http://x.example/a b";
+    const base_uri base = *base_uri::make("http://x.example/");
+    label_index one(parts, base, nullptr);
+    const label_index two(std::move(one));
+    EXPECT_TRUE(two.find("a%20b", base).part);
+    EXPECT_FALSE(one.find("a%20b", base).part);  // NOLINT(bugprone-use-after-move): on purpose
+}
+
 // Counterexamples the property test found with more rounds and seeds (each was skipped by the
 // filter though a lenient reading matches): `\` is a path character under a non-special
 // scheme; `a:b` whose `a` is no scheme is a path segment; `http:c d` is read as relative by
@@ -292,7 +401,13 @@ TEST(BrowserMatch, MHT_8_2_5_LastSegmentFilterCounterexamples) {
     for (const example& e : {example{" \\|", " \\|#f", "thismessage:/"},
                              example{" %7Chttp:A", " %7Chttp:A\t", "http://x.example/"},
                              example{" c dhttp:c d", " c dhttp:c d\t", "http://x.example/"},
-                             example{"http:c d", "c d", "http://x.example/dir/page.html"}}) {
+                             example{"http:c d", "c d", "http://x.example/dir/page.html"},
+                             // From a subagent's review: a browser strips a leading control
+                             // octet, and reads file:///C|/ as file:///C:/.
+                             example{"\x01"
+                                     "a.png",
+                                     "a.png", "http://x.example/"},
+                             example{"/%41", "file:///C|/%41", "file:///C:/dir/x"}}) {
         SCOPED_TRACE(e.reference);
         std::vector<part_labels> parts(1);
         parts[0].content_location = e.label;

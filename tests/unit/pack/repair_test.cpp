@@ -84,6 +84,15 @@ std::vector<std::pair<std::string, std::string>> contents(const std::string& byt
     return out;
 }
 
+std::string test_crlf(std::string_view text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '\n') out += '\r';
+        out += c;
+    }
+    return out;
+}
+
 struct repaired {
     std::string bytes;
     pack::repair_report report;
@@ -415,6 +424,68 @@ TEST(Repair, FuzzCounterexamplesAreIdempotent) {
         ++n;
     }
     EXPECT_GE(n, 4);
+}
+
+TEST(Repair, CidOfAFlattenedAlternativeIsRewrittenToItsShownLeaf) {
+    // `cid:alt@x` names a multipart/alternative, which flattening removes: the reference is
+    // rewritten to the leaf shown for it, which stays referenced, and is kept with
+    // --drop-unreferenced (a subagent's review found it dropped).
+    const std::string in = test_crlf(
+        "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+        "Content-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
+        "--B\nContent-Type: text/html\nContent-Location: http://x.example/index.html\n\n"
+        "<iframe src=\"cid:alt@x\"></iframe>\n"
+        "--B\nContent-Type: multipart/alternative; boundary=\"A\"\nContent-ID: <alt@x>\n\n"
+        "--A\nContent-Type: text/plain\nContent-ID: <p@x>\n\nplain\n"
+        "--A\nContent-Type: text/html\nContent-ID: <h@x>\n\n<b>html</b>\n--A--\n--B--\n");
+    pack::repair_options o;
+    o.drop_unreferenced = true;
+    const auto r = repair(in, o);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(r.report.dropped, std::vector<std::string>{"2.1"});
+    EXPECT_THAT(r.bytes, testing::HasSubstr("<b>html</b>"));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("src=\"cid:h@x\""));
+}
+
+TEST(Repair, FirstPassFindingsReachTheReport) {
+    // A nested structure is repaired in two passes: what the first pass's writer did (a
+    // duplicate Content-ID left out) and what it found incomplete are in the report, of the
+    // parts that were written (a subagent's review found them lost, or kept for a dropped
+    // part).
+    const std::string dup = test_crlf(
+        "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+        "Content-Type: multipart/mixed; boundary=\"M\"\n\n"
+        "--M\nContent-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
+        "--B\nContent-Type: text/html\nContent-Location: http://x.example/index.html\n\n"
+        "<img src=\"cid:x@y\">\n"
+        "--B\nContent-Type: image/png\nContent-ID: <x@y>\n\nPNG\n"
+        "--B\nContent-Type: text/plain\nContent-ID: <x@y>\nContent-Location: "
+        "http://x.example/t.txt\n\nline\n--B--\n--M--\n");
+    const auto d = repair(dup);
+    expect_canonical(d.bytes);
+    bool dropped_id = false;
+    for (const auto& w : d.report.written.diagnostics)
+        dropped_id = dropped_id || w.code == diag_code::field_dropped;
+    EXPECT_TRUE(dropped_id);
+
+    const std::string cut = test_crlf(
+        "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
+        "Content-Type: multipart/mixed; boundary=\"M\"\n\n"
+        "--M\nContent-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
+        "--B\nContent-Type: text/html\nContent-Location: http://x.example/index.html\n\n"
+        "<img src=\"a.png\">\n"
+        "--B\nContent-Type: image/png\nContent-Location: http://x.example/a.png\n"
+        "Content-Transfer-Encoding: base64\n\nQUJDRA==\n"
+        "--B\nContent-Type: image/png\nContent-Location: http://x.example/unused.png\n"
+        "Content-Transfer-Encoding: base64\n\nQUJDR\n--B--\n--M--\n");
+    const auto kept = repair(cut);
+    EXPECT_EQ(kept.report.incomplete, std::vector<std::string>{"1.3"});
+    pack::repair_options o;
+    o.drop_unreferenced = true;
+    const auto dropped = repair(cut, o);
+    EXPECT_EQ(dropped.report.dropped, std::vector<std::string>{"1.3"});
+    EXPECT_TRUE(dropped.report.incomplete.empty());
+    EXPECT_FALSE(has_change(dropped.report, "incomplete"));
 }
 
 TEST(Repair, TopLevelTypeNotMultipartOverAMultipartBody) {
