@@ -832,7 +832,65 @@ private:
         }
         std::string ticket;
         if (r.archive_part && target.size() > 1) ticket = target.substr(1, target.find('/', 1) - 1);
+        if (r.status == http::status::ok && r.archive_part)
+            conditional_and_range(r, req[http::field::if_none_match], req[http::field::range]);
         send(std::move(r), ticket, head, method, target, keep, host);
+    }
+
+    // ETag from the content (a 64-bit hash: not for security, the ticket is); If-None-Match
+    // gives 304. One byte range (RFC 9110 14.1.2: `a-b`, `a-`, `-n`) gives 206, or 416 when
+    // it lies past the end; several ranges or a malformed header, the whole body.
+    static void conditional_and_range(reply& r, std::string_view if_none_match,
+                                      std::string_view range) {
+        char tag[24];
+        std::snprintf(tag, sizeof tag, "\"%016llx\"",
+                      static_cast<unsigned long long>(std::hash<std::string_view>{}(r.body)));
+        r.headers.emplace_back("ETag", tag);
+        r.headers.emplace_back("Accept-Ranges", "bytes");
+        if (!if_none_match.empty() &&
+            (if_none_match.find(tag) != std::string_view::npos || if_none_match == "*")) {
+            r.status = http::status::not_modified;
+            r.body.clear();
+            return;
+        }
+        if (!range.starts_with("bytes=") || range.find(',') != std::string_view::npos) return;
+        const std::string_view spec = range.substr(6);
+        const std::size_t dash = spec.find('-');
+        if (dash == std::string_view::npos) return;
+        const auto number = [](std::string_view d, std::uint64_t& v) {
+            if (d.empty() || d.size() > 18 || d.find_first_not_of("0123456789") != d.npos)
+                return false;
+            v = std::stoull(std::string(d));
+            return true;
+        };
+        const std::uint64_t size = r.body.size();
+        std::uint64_t first = 0, last = size ? size - 1 : 0;
+        std::uint64_t a = 0, b = 0;
+        const std::string_view from = spec.substr(0, dash), to = spec.substr(dash + 1);
+        if (from.empty()) {  // the last n octets
+            if (!number(to, b)) return;
+            if (b == 0) return set_unsatisfiable(r, size);
+            first = size > b ? size - b : 0;
+        } else {
+            if (!number(from, a)) return;
+            if (!to.empty()) {
+                if (!number(to, b) || b < a) return;
+                last = std::min(b, last);
+            }
+            first = a;
+        }
+        if (size == 0 || first >= size) return set_unsatisfiable(r, size);
+        r.headers.emplace_back("Content-Range",
+                               cat("bytes ", std::to_string(first), "-", std::to_string(last), "/",
+                                   std::to_string(size)));
+        r.body = r.body.substr(first, last - first + 1);
+        r.status = http::status::partial_content;
+    }
+
+    static void set_unsatisfiable(reply& r, std::uint64_t size) {
+        r.status = http::status::range_not_satisfiable;
+        r.body.clear();
+        r.headers.emplace_back("Content-Range", cat("bytes */", std::to_string(size)));
     }
 
     void send(reply r, const std::string& ticket, bool head, std::string method, std::string target,
@@ -851,8 +909,8 @@ private:
         for (auto& [name, value] : r.headers) res->set(name, value);
         const std::uint64_t size = r.body.size();
         res->keep_alive(keep);
-        if (head) {
-            res->content_length(size);
+        if (head || r.status == http::status::not_modified) {
+            if (r.status != http::status::not_modified) res->content_length(size);
         } else {
             res->body() = std::move(r.body);
             res->prepare_payload();

@@ -339,6 +339,57 @@ TEST(Serve, RequestsAreChecked) {
     }
 }
 
+TEST(Serve, RangesEtagsAndHeadForms) {
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));  // the image is "AAAA"
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    const std::string png = "/" + t + "/r/http/a.example/dir/img/a.png";
+    const response whole = request(s.port(), png);
+    ASSERT_EQ(whole.status, 200);
+    EXPECT_EQ(whole.headers.at("accept-ranges"), "bytes");
+    const std::string etag = whole.headers.at("etag");
+    struct form {
+        std::string range;
+        int status;
+        std::string body, content_range;
+    };
+    for (const form& f : std::vector<form>{{"bytes=0-1", 206, "AA", "bytes 0-1/4"},
+                                           {"bytes=1-", 206, "AAA", "bytes 1-3/4"},
+                                           {"bytes=-1", 206, "A", "bytes 3-3/4"},
+                                           {"bytes=-9", 206, "AAAA", "bytes 0-3/4"},
+                                           {"bytes=2-99", 206, "AA", "bytes 2-3/4"},
+                                           {"bytes=4-", 416, "", "bytes */4"},
+                                           {"bytes=-0", 416, "", "bytes */4"},
+                                           {"bytes=0-1,2-3", 200, "AAAA", ""},
+                                           {"bytes=3-1", 200, "AAAA", ""},
+                                           {"bytes=x-y", 200, "AAAA", ""},
+                                           {"items=0-1", 200, "AAAA", ""}}) {
+        SCOPED_TRACE(f.range);
+        for (const std::string_view method : {"GET", "HEAD"}) {
+            const response r = request(s.port(), png, method, {}, "Range: " + f.range + "\r\n");
+            EXPECT_TRUE(r.ok);
+            EXPECT_EQ(r.status, f.status);
+            if (method == "GET") {
+                EXPECT_EQ(r.body, f.body);
+            } else {
+                EXPECT_TRUE(r.body.empty());
+                EXPECT_EQ(r.headers.at("content-length"), std::to_string(f.body.size()));
+            }
+            EXPECT_EQ(r.headers.count("content-range") ? r.headers.at("content-range") : "",
+                      f.content_range);
+            expect_safe_headers(r);
+        }
+    }
+    const response same = request(s.port(), png, "GET", {}, "If-None-Match: " + etag + "\r\n");
+    EXPECT_EQ(same.status, 304);
+    EXPECT_TRUE(same.body.empty());
+    const response other =
+        request(s.port(), png, "GET", {}, "If-None-Match: \"0000000000000000\"\r\n");
+    EXPECT_EQ(other.status, 200);
+    EXPECT_EQ(other.body, "AAAA");
+}
+
 TEST(Serve, SlowAndAbruptClientsAreCutOffAndTheServerGoesOn) {
     sandbox box;
     write_bytes(box / "a.mhtml", archive("a.example", "A"));
