@@ -232,6 +232,33 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
         edits, sink);
 }
 
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
 std::string content_security_policy(parts_scheme where, bool offline, bool allow_scripts) {
     if (allow_scripts && !offline) return {};
     const std::string_view own = where == parts_scheme::data ? "data:" : "file: data:";

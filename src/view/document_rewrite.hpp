@@ -108,6 +108,10 @@ std::string shadow_root_message(std::size_t n);
 /// would not find `charset` on its own (no BOM or <meta> gives it), else "".
 std::string charset_declaration(std::string_view html, std::string_view charset, bool transcoded);
 
+/// `s` with `&`, `<`, `>`, `"` and `'` written as character references (text or a quoted
+/// attribute value of a page the view writes).
+std::string html_escape(std::string_view s);
+
 /// True for text/html parts (declarations are inserted in HTML only, not in XHTML or SVG).
 bool is_text_html(const mime::part_view& p) noexcept;
 

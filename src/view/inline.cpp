@@ -27,29 +27,6 @@ struct budget_exceeded {};
 // Data: URIs of non-document parts are kept for their next reference up to this much.
 constexpr std::size_t leaf_cache_limit = 64u << 20;
 
-std::string html_escaped(std::string_view s) {
-    std::string out;
-    for (char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            default:
-                out += c;
-        }
-    }
-    return out;
-}
-
 class inliner {
 public:
     inliner(const archive::aggregate& agg, const inline_options& o, inline_report& report,
@@ -227,7 +204,7 @@ private:
         sink(cat(
             "<!DOCTYPE html><meta charset=\"utf-8\">", csp_,
             "<html><head></head><body><pre style=\"word-wrap:break-word;white-space:pre-wrap\">"));
-        sink(html_escaped(body));
+        sink(detail::html_escape(body));
         sink("</pre></body></html>\n");
         note(root, "not_html",
              cat("the root is ", ct.essence(), ", not HTML; it is shown as text"));

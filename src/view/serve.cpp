@@ -4,6 +4,7 @@
 
 #include "mhtml/view/serve.hpp"
 
+#include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <sys/stat.h>
@@ -48,28 +49,19 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-std::string html_escape(std::string_view s) {
+// `s` with each octet for which `encode` holds written %XX.
+template <typename Pred>
+std::string percent_encoded(std::string_view s, Pred encode) {
+    static constexpr char hex[] = "0123456789ABCDEF";
     std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                out += c;
+    for (const char c : s) {
+        const auto u = static_cast<unsigned char>(c);
+        if (encode(u)) {
+            out += '%';
+            out += hex[u >> 4];
+            out += hex[u & 15];
+        } else {
+            out += c;
         }
     }
     return out;
@@ -77,39 +69,19 @@ std::string html_escape(std::string_view s) {
 
 // Every octet but the unreserved ones %-encoded (a query value).
 std::string percent_encode(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~') {
-            out += c;
-        } else {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        }
-    }
-    return out;
+    return percent_encoded(s, [](unsigned char u) {
+        return !(std::isalnum(u) || u == '-' || u == '.' || u == '_' || u == '~');
+    });
 }
 
 // A URI as a browser sends it in a request line: octets that cannot appear there (controls,
 // space, quotes, angle brackets, octets above 0x7E, and others a URL may not hold raw)
 // %-encoded; '%' itself kept (the URI's own escapes).
 std::string request_form(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (u <= 0x20 || u >= 0x7f || c == '"' || c == '<' || c == '>' || c == '\\' || c == '^' ||
-            c == '`' || c == '{' || c == '|' || c == '}') {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        } else {
-            out += c;
-        }
-    }
-    return out;
+    return percent_encoded(s, [](unsigned char u) {
+        return u <= 0x20 || u >= 0x7f || u == '"' || u == '<' || u == '>' || u == '\\' ||
+               u == '^' || u == '`' || u == '{' || u == '|' || u == '}';
+    });
 }
 
 std::optional<std::string> percent_decode(std::string_view s) {
@@ -186,8 +158,9 @@ constexpr std::string_view page_style =
     "td.n{text-align:right}code{word-break:break-all}</style>";
 
 std::string page(std::string_view title, std::string_view body) {
-    return cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>", html_escape(title),
-               "</title>", page_style, "</head><body>", body, "</body></html>\n");
+    return cat("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>",
+               detail::html_escape(title), "</title>", page_style, "</head><body>", body,
+               "</body></html>\n");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,7 +309,7 @@ struct reply {
 reply error_page(http::status status, std::string_view title, std::string_view message) {
     reply r;
     r.status = status;
-    r.body = page(title, cat("<h1>", html_escape(title), "</h1><p>", message, "</p>"));
+    r.body = page(title, cat("<h1>", detail::html_escape(title), "</h1><p>", message, "</p>"));
     return r;
 }
 
@@ -509,10 +482,10 @@ struct server::impl {
             if (++shown > 5000) continue;
             const std::string title = sum && !sum->title.empty() ? sum->title : a->name;
             rows +=
-                cat("<tr><td><a href=\"/", a->ticket, "/\">", html_escape(title), "</a><br><small>",
-                    html_escape(a->name), "</small></td><td><code>",
-                    html_escape(sum ? sum->original_url : ""), "</code></td><td>",
-                    html_escape(sum ? sum->date : ""), "</td><td class=n>",
+                cat("<tr><td><a href=\"/", a->ticket, "/\">", detail::html_escape(title),
+                    "</a><br><small>", detail::html_escape(a->name), "</small></td><td><code>",
+                    detail::html_escape(sum ? sum->original_url : ""), "</code></td><td>",
+                    detail::html_escape(sum ? sum->date : ""), "</td><td class=n>",
                     human_size(a->listed_size), "</td><td class=n>",
                     sum ? std::to_string(sum->parts) : std::string("&hellip;"), "</td><td class=n>",
                     sum ? std::to_string(sum->diagnostics)
@@ -520,14 +493,14 @@ struct server::impl {
                     "</td><td><a href=\"/", a->ticket, "/parts\">parts</a> <a href=\"/", a->ticket,
                     "/check\">check</a></td></tr>");
         }
-        std::string body =
-            cat("<h1>Archives</h1><form method=get action=\"/\"><input name=q value=\"",
-                html_escape(q), "\" placeholder=\"filter\"> <button>Filter</button></form><p>",
-                std::to_string(shown), " of ", std::to_string(archives.size()), " archives",
-                shown > 5000 ? " (the first 5000 shown; filter to see others)" : "",
-                "</p><table><tr><th>Title</th><th>Original URL</th><th>Date</th><th>Size</th>"
-                "<th>Parts</th><th>Diagnostics</th><th></th></tr>",
-                rows, "</table>");
+        std::string body = cat(
+            "<h1>Archives</h1><form method=get action=\"/\"><input name=q value=\"",
+            detail::html_escape(q), "\" placeholder=\"filter\"> <button>Filter</button></form><p>",
+            std::to_string(shown), " of ", std::to_string(archives.size()), " archives",
+            shown > 5000 ? " (the first 5000 shown; filter to see others)" : "",
+            "</p><table><tr><th>Title</th><th>Original URL</th><th>Date</th><th>Size</th>"
+            "<th>Parts</th><th>Diagnostics</th><th></th></tr>",
+            rows, "</table>");
         reply r;
         r.body = page("Archives", body);
         return r;
@@ -544,15 +517,16 @@ struct server::impl {
                               "/part/", path, "?download\">download</a>");
             }
             rows += cat("<tr><td><code>", path.empty() ? "." : path, "</code></td><td>",
-                        html_escape(p.content_type().essence()), "</td><td><code>",
-                        html_escape(l.agg.info(p).location.value_or("")), "</code></td><td><code>",
-                        html_escape(p.content_id().value_or("")), "</code></td><td class=n>",
-                        std::to_string(p.raw_body().size()), "</td><td>", actions, "</td></tr>");
+                        detail::html_escape(p.content_type().essence()), "</td><td><code>",
+                        detail::html_escape(l.agg.info(p).location.value_or("")),
+                        "</code></td><td><code>", detail::html_escape(p.content_id().value_or("")),
+                        "</code></td><td class=n>", std::to_string(p.raw_body().size()),
+                        "</td><td>", actions, "</td></tr>");
         }
         reply r;
         r.body =
             page(cat("Parts of ", a.name),
-                 cat("<h1>Parts of ", html_escape(a.name),
+                 cat("<h1>Parts of ", detail::html_escape(a.name),
                      "</h1><p><a href=\"/\">all archives</a> "
                      "<a href=\"/",
                      a.ticket, "/\">page</a> <a href=\"/", a.ticket,
@@ -567,13 +541,14 @@ struct server::impl {
         std::string rows;
         for (const archive::finding& f : findings)
             rows += cat("<tr><td>", archive::level_name(f.level), "</td><td>",
-                        html_escape(f.requirement), "</td><td><code>", html_escape(f.code),
-                        "</code></td><td>", f.part_path.empty() ? "." : html_escape(f.part_path),
+                        detail::html_escape(f.requirement), "</td><td><code>",
+                        detail::html_escape(f.code), "</code></td><td>",
+                        f.part_path.empty() ? "." : detail::html_escape(f.part_path),
                         "</td><td class=n>", std::to_string(f.offset), "</td><td>",
-                        html_escape(f.message), "</td></tr>");
+                        detail::html_escape(f.message), "</td></tr>");
         reply r;
         r.body = page(cat("Check of ", a.name),
-                      cat("<h1>Check of ", html_escape(a.name),
+                      cat("<h1>Check of ", detail::html_escape(a.name),
                           "</h1><p><a href=\"/\">all archives</a> "
                           "<a href=\"/",
                           a.ticket, "/\">page</a> <a href=\"/", a.ticket,
@@ -659,7 +634,7 @@ struct server::impl {
         const std::shared_ptr<const loaded> l = open(a, error);
         if (!l)
             return error_page(http::status::not_found, "Archive unavailable",
-                              cat(html_escape(a.name), ": ", html_escape(error)));
+                              cat(detail::html_escape(a.name), ": ", detail::html_escape(error)));
         trim(&a);
         if (rest == "/") {
             reply r = error_page(http::status::found, "Found", "");
@@ -674,7 +649,7 @@ struct server::impl {
         if (rest == "/missing") {
             const std::string u = query_param(query, "u").value_or("");
             reply r = error_page(http::status::not_found, "Not in this archive",
-                                 cat("<code>", html_escape(u),
+                                 cat("<code>", detail::html_escape(u),
                                      "</code> is not in this archive, and nothing is fetched from "
                                      "the network. <a href=\"/",
                                      ticket, "/parts\">Parts</a>"));
@@ -686,7 +661,7 @@ struct server::impl {
             if (!p || !p->is_leaf())
                 return error_page(
                     http::status::not_found, "Not found",
-                    cat("This archive has no part ", html_escape(rest.substr(6)), "."));
+                    cat("This archive has no part ", detail::html_escape(rest.substr(6)), "."));
             return serve_part(a, *l, *p, query_param(query, "download").has_value());
         }
         if (rest.starts_with("/r/")) {
@@ -694,7 +669,7 @@ struct server::impl {
             auto hit = l->by_url.find(key);
             if (hit != l->by_url.end()) return serve_part(a, *l, l->doc.part(hit->second), false);
             reply r = error_page(http::status::not_found, "Not in this archive",
-                                 cat("<code>", html_escape(key),
+                                 cat("<code>", detail::html_escape(key),
                                      "</code> names no part of this archive. <a href=\"/", ticket,
                                      "/parts\">Parts</a>"));
             r.archive_part = true;
@@ -827,7 +802,7 @@ private:
                 r = srv_.handle(target);
             } catch (const std::exception& e) {
                 r = error_page(http::status::internal_server_error, "Internal error",
-                               html_escape(e.what()));
+                               detail::html_escape(e.what()));
             }
         }
         std::string ticket;
@@ -837,14 +812,14 @@ private:
         send(std::move(r), ticket, head, method, target, keep, host);
     }
 
-    // ETag from the content (a 64-bit hash: not for security, the ticket is); If-None-Match
-    // gives 304. One byte range (RFC 9110 14.1.2: `a-b`, `a-`, `-n`) gives 206, or 416 when
+    // ETag from the content (its SHA-256, 96 bits of it); If-None-Match gives 304. One byte range (RFC 9110 14.1.2: `a-b`, `a-`, `-n`) gives 206, or 416 when
     // it lies past the end; several ranges or a malformed header, the whole body.
     static void conditional_and_range(reply& r, std::string_view if_none_match,
                                       std::string_view range) {
-        char tag[24];
-        std::snprintf(tag, sizeof tag, "\"%016llx\"",
-                      static_cast<unsigned long long>(std::hash<std::string_view>{}(r.body)));
+        unsigned char md[EVP_MAX_MD_SIZE];
+        unsigned int n = 0;
+        EVP_Digest(r.body.data(), r.body.size(), md, &n, EVP_sha256(), nullptr);
+        const std::string tag = cat("\"", hex_of(md, 12), "\"");
         r.headers.emplace_back("ETag", tag);
         r.headers.emplace_back("Accept-Ranges", "bytes");
         if (!if_none_match.empty() &&
