@@ -12,6 +12,7 @@ packages=(
   libbenchmark-dev                                        # Google Benchmark
   libcli11-dev                                            # CLI11 (command line)
   libboost-url1.81-dev                                    # Boost.URL (RFC 3986 references and resolution)
+  libboost1.81-dev                                        # Boost.Beast and Asio (mhtml serve; also pulled in by Boost.URL)
   nlohmann-json3-dev                                      # JSON reader for the spec vectors in tests
   libssl-dev                                              # OpenSSL libcrypto (SHA-256, MD5)
   zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
