@@ -115,6 +115,17 @@ std::optional<std::string> query_param(std::string_view query, std::string_view 
     return std::nullopt;
 }
 
+// An RFC 9110 token: what a Content-Type's type, subtype or charset may be when it is
+// written into a response header.
+bool is_token(std::string_view s) {
+    if (s.empty() || s.size() > 100) return false;
+    for (const char c : s)
+        if (!std::isalnum(static_cast<unsigned char>(c)) &&
+            std::string_view("!#$%&'*+-.^_`|~").find(c) == std::string_view::npos)
+            return false;
+    return true;
+}
+
 std::string hex_of(const unsigned char* p, std::size_t n) {
     static constexpr char hex[] = "0123456789abcdef";
     std::string out;
@@ -564,11 +575,19 @@ struct server::impl {
         reply r;
         r.archive_part = true;
         const mime::content_type& ct = p.content_type();
+        // What goes into a header from the archive is tokens only (no CR, LF or quote can
+        // split or extend a field).
         std::string type = ct.essence();
+        if (!is_token(ct.type) || !is_token(ct.subtype)) type = "application/octet-stream";
         if (download) {
             p.decode_to(r.body);
             r.content_type = "application/octet-stream";
-            std::string name = safe_segment(l.agg.info(p).location.value_or(""));
+            std::string name;
+            for (const char c : safe_segment(l.agg.info(p).location.value_or("")))
+                if (name.size() < 120)
+                    name += std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-'
+                                ? c
+                                : '_';
             if (name.empty()) name = cat("part-", p.path());
             r.headers.emplace_back("Content-Disposition",
                                    cat("attachment; filename=\"", name, "\""));
@@ -577,7 +596,7 @@ struct server::impl {
         const archive::document_type dt = archive::document_type_of(p);
         if (dt == archive::document_type::none) {
             p.decode_to(r.body);
-            if (auto cs = ct.param("charset"); cs && ct.type == "text")
+            if (auto cs = ct.param("charset"); cs && ct.type == "text" && is_token(*cs))
                 type += cat("; charset=", *cs);
             r.content_type = type;
             return r;
@@ -601,7 +620,7 @@ struct server::impl {
                 return cat("/", ticket, it->second);
             },
             ro, counts);
-        if (!d.charset.empty()) type += cat("; charset=", d.charset);
+        if (!d.charset.empty() && is_token(d.charset)) type += cat("; charset=", d.charset);
         r.content_type = type;
         return r;
     }
@@ -812,8 +831,9 @@ private:
         send(std::move(r), ticket, head, method, target, keep, host);
     }
 
-    // ETag from the content (its SHA-256, 96 bits of it); If-None-Match gives 304. One byte range (RFC 9110 14.1.2: `a-b`, `a-`, `-n`) gives 206, or 416 when
-    // it lies past the end; several ranges or a malformed header, the whole body.
+    // ETag from the content (its SHA-256, 96 bits of it); If-None-Match gives 304. One byte range
+    // (RFC 9110 14.1.2: `a-b`, `a-`, `-n`) gives 206, or 416 when it lies past the end; several
+    // ranges or a malformed header, the whole body.
     static void conditional_and_range(reply& r, std::string_view if_none_match,
                                       std::string_view range) {
         unsigned char md[EVP_MAX_MD_SIZE];

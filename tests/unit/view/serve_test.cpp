@@ -390,6 +390,29 @@ TEST(Serve, RangesEtagsAndHeadForms) {
     EXPECT_EQ(other.body, "AAAA");
 }
 
+TEST(Serve, ArchiveValuesNeverSplitAResponseHeader) {
+    // A charset parameter and a label made to carry a header of their own: what reaches the
+    // response is tokens, or nothing.
+    sandbox box;
+    write_bytes(box / "h.mhtml",
+                crlf("MIME-Version: 1.0\n"
+                     "Content-Type: multipart/related; boundary=\"b\"; type=\"text/plain\"\n\n"
+                     "--b\nContent-Type: text/plain; charset=\"utf-8\\\"; X-Injected: 1\"\n"
+                     "Content-Location: http://a.example/x\\\"%0D%0AX-Injected:%201\n\n"
+                     "text\n--b--\n"));
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "h.mhtml");
+    const response page = request(s.port(), "/" + t + "/part/1");
+    EXPECT_EQ(page.status, 200);
+    EXPECT_EQ(page.headers.at("content-type"), "text/plain");
+    EXPECT_EQ(page.headers.count("x-injected"), 0u);
+    const response file = request(s.port(), "/" + t + "/part/1?download");
+    EXPECT_EQ(file.headers.count("x-injected"), 0u);
+    const std::string cd = file.headers.at("content-disposition");
+    EXPECT_TRUE(cd.starts_with("attachment; filename=\""));
+    EXPECT_EQ(cd.find('"', 22), cd.size() - 1) << cd;
+}
+
 TEST(Serve, SlowAndAbruptClientsAreCutOffAndTheServerGoesOn) {
     sandbox box;
     write_bytes(box / "a.mhtml", archive("a.example", "A"));
