@@ -7,12 +7,14 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -228,7 +230,22 @@ struct loaded {
         std::string out = cat("/r/", scheme, "/", request_form(parts.authority));
         const std::string_view path = parts.path.empty() ? std::string_view("/") : parts.path;
         out += request_form(path);
-        if (parts.has_query) out += cat("?", request_form(parts.query));
+        // A segment a browser reads as `.` or `..` (also %2e-spelled, which the reader's
+        // resolution keeps) would take the URL out of its ticket's path, where the policy's
+        // sources are: such a part is served at /part/ only.
+        for (std::size_t at = 1; at <= out.size();) {
+            const std::size_t end = std::min(out.find('/', at), out.size());
+            std::string seg = ascii::lowered(std::string_view(out).substr(at, end - at));
+            for (std::size_t k; (k = seg.find("%2e")) != std::string::npos;) seg.replace(k, 3, ".");
+            if (seg == "." || seg == "..") return std::nullopt;
+            at = end + 1;
+        }
+        if (parts.has_query) {
+            // As a browser sends a query: a quote %-encoded too.
+            std::string q = request_form(parts.query);
+            for (std::size_t k; (k = q.find('\'')) != std::string::npos;) q.replace(k, 1, "%27");
+            out += cat("?", q);
+        }
         return out;
     }
 
@@ -334,11 +351,11 @@ struct server::impl {
     mhtml::detail::keyed_string_map<archive_entry*> by_ticket;
     std::vector<source_problem> problems;
 
+    std::atomic<std::size_t> connections{0};  // before ioc: sessions count down as it goes
     net::io_context ioc;
     tcp::acceptor acceptor{ioc};
     std::optional<net::signal_set> signals;
     std::uint16_t bound_port = 0;
-    std::atomic<std::size_t> connections{0};
     std::atomic<bool> stopping{false};
     std::atomic<std::uint64_t> clock{0};
 
@@ -395,7 +412,9 @@ struct server::impl {
                 break;
             }
             std::error_code fe;
-            if (!it->is_regular_file(fe) || !archive_name(it->path())) continue;
+            // A link in a folder is not followed: it may name any file of the user's.
+            if (it->is_symlink(fe) || !it->is_regular_file(fe) || !archive_name(it->path()))
+                continue;
             add(it->path(), std::filesystem::relative(it->path(), source, fe).string(),
                 it->file_size(fe));
         }
@@ -405,16 +424,19 @@ struct server::impl {
     std::shared_ptr<const loaded> open(archive_entry& a, std::string& error) {
         std::string why;
         const auto id = identity_of(a.path, why);
-        std::lock_guard<std::mutex> lock(a.m);
-        a.last_use = ++clock;
-        if (!id) {
-            release(a);
-            a.error = cat("the archive cannot be read: ", why);
-            error = a.error;
-            return nullptr;
+        {
+            std::lock_guard<std::mutex> lock(a.m);
+            a.last_use = ++clock;
+            if (!id) {
+                release(a);
+                a.error = cat("the archive cannot be read: ", why);
+                error = a.error;
+                return nullptr;
+            }
+            if (a.doc && a.doc->id == *id) return a.doc;
         }
-        if (a.doc && a.doc->id == *id) return a.doc;
-        release(a);
+        // Read and parsed without the lock, so that the index page and other requests do not
+        // wait for a large archive (two requests may both read it; the first one kept wins).
         std::ifstream in(a.path, std::ios::binary);
         std::string bytes;
         if (in) {
@@ -423,11 +445,15 @@ struct server::impl {
             bytes.resize(static_cast<std::size_t>(in.gcount()));  // cut while read: what came
         }
         if (!in && !in.eof()) {
+            std::lock_guard<std::mutex> lock(a.m);
             a.error = "the archive cannot be read";
             error = a.error;
             return nullptr;
         }
         auto doc = std::make_shared<const loaded>(*id, std::move(bytes));
+        std::lock_guard<std::mutex> lock(a.m);
+        if (a.doc && a.doc->id == doc->id) return a.doc;
+        release(a);
         a.sum = doc->sum;
         a.error.clear();
         a.doc = doc;
@@ -656,12 +682,11 @@ struct server::impl {
                               cat(detail::html_escape(a.name), ": ", detail::html_escape(error)));
         trim(&a);
         if (rest == "/") {
-            reply r = error_page(http::status::found, "Found", "");
-            r.headers.emplace_back("Location", cat("/", ticket,
-                                                   l->url_of.count(l->agg.main_root().index())
-                                                       ? l->url_of.at(l->agg.main_root().index())
-                                                       : std::string("/parts")));
-            return r;
+            // The page itself, not a redirect: after a redirect the policy's path is no longer
+            // checked, so nothing under a ticket redirects anywhere.
+            const mime::part_view root = l->agg.main_root();
+            if (root.is_leaf()) return serve_part(a, *l, root, false);
+            return parts_page(a, *l);
         }
         if (rest == "/parts") return parts_page(a, *l);
         if (rest == "/check") return check_page(a, *l);
@@ -701,14 +726,18 @@ struct server::impl {
     // The policy of an archive's responses: its own URLs (the ticket's path) and data:.
     std::string policy(std::string_view host, const std::string& ticket) const {
         const std::string own = cat("http://", host, "/", ticket, "/");
-        std::string p =
-            cat("default-src 'none'; img-src ", own, " data: blob:; style-src ", own,
-                " 'unsafe-inline' data:; font-src ", own, " data:; media-src ", own,
-                " data: blob:; frame-src ", own, " data:; object-src ", own, "; base-uri 'none'; ");
+        std::string p = cat("default-src 'none'; img-src ", own, " data: blob:; style-src ", own,
+                            " 'unsafe-inline' data:; font-src ", own, " data:; media-src ", own,
+                            " data: blob:; frame-src ", own, " data:; object-src ", own,
+                            "; base-uri 'none'; frame-ancestors 'self'; ");
+        // Scripts run in a sandbox without allow-same-origin: an opaque origin, so they read
+        // no response of this server (its index lists every ticket), no storage or cookie of
+        // the loopback origin, and no other archive's; no popups. They can still navigate their
+        // own page anywhere (no policy stops that): --allow-scripts is for trusted archives.
         if (opt.allow_scripts)
             p += cat("script-src ", own, " 'unsafe-inline' 'unsafe-eval'; connect-src ", own,
                      "; worker-src ", own, "; form-action ", own,
-                     "; sandbox allow-scripts allow-same-origin allow-forms");
+                     "; sandbox allow-scripts allow-forms");
         else
             p += "script-src 'none'; form-action 'none'";
         return p;
@@ -800,8 +829,23 @@ private:
                 big ? "Request header fields too large" : "Bad request",
                 big ? "The request's header block is too large."
                     : "The request could not be read.");
-            return send(std::move(r), "", false, "-", "-", false);
+            try {
+                send(std::move(r), "", false, "-", "-", false);
+            } catch (const std::exception&) {
+                close();
+            }
+            return;
         }
+        // Whatever goes wrong in answering (a header Beast refuses, memory) closes this
+        // connection, never the server.
+        try {
+            respond();
+        } catch (const std::exception&) {
+            close();
+        }
+    }
+
+    void respond() {
         const auto& req = parser_->get();
         const std::string method(req.method_string());
         const std::string target(req.target());
@@ -813,6 +857,9 @@ private:
             r = error_page(http::status::method_not_allowed, "Method not allowed",
                            "Only GET and HEAD are answered.");
             r.headers.emplace_back("Allow", "GET, HEAD");
+        } else if (req.count(http::field::host) > 1) {
+            r = error_page(http::status::bad_request, "Bad request",
+                           "A request has one Host header (RFC 9112 3.2).");
         } else if (!srv_.host_ok(host)) {
             r = error_page(http::status::misdirected_request, "Misdirected request",
                            "The Host header does not name this server.");
@@ -943,7 +990,13 @@ private:
 void server::impl::accept() {
     acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket s) {
         if (ec) {
-            if (!stopping && acceptor.is_open()) accept();
+            if (stopping || !acceptor.is_open()) return;
+            // Out of descriptors (or another passing failure): try again a little later,
+            // not at once, which would spin.
+            auto timer = std::make_shared<net::steady_timer>(ioc, std::chrono::milliseconds(100));
+            timer->async_wait([this, timer](beast::error_code) {
+                if (!stopping) accept();
+            });
             return;
         }
         if (connections.load() >= opt.max_connections) {
@@ -976,6 +1029,10 @@ void server::start() {
     s.acceptor.bind(ep);
     s.acceptor.listen(net::socket_base::max_listen_connections);
     s.bound_port = s.acceptor.local_endpoint().port();
+    // Each connection takes a descriptor; archives being read take more.
+    if (rlimit rl{}; ::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+        s.opt.max_connections =
+            std::min<std::size_t>(s.opt.max_connections, rl.rlim_cur > 128 ? rl.rlim_cur - 64 : 64);
     s.accept();
     if (s.opt.stop_on_signals) {
         s.signals.emplace(s.ioc, SIGINT, SIGTERM);

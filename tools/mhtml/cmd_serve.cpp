@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "commands.hpp"
@@ -79,11 +80,15 @@ int run_serve(const serve_cli_options& o) {
     so.threads = o.threads;
     so.allow_scripts = o.allow_scripts;
     so.stop_on_signals = true;
+    if (!(o.timeout >= 0.1 && o.timeout <= 3600)) {
+        std::cerr << "mhtml serve: --timeout must be 0.1 to 3600 seconds\n";
+        return exit_usage;
+    }
     so.request_timeout = std::chrono::milliseconds(static_cast<long>(o.timeout * 1000));
     if (!o.secret_file.empty()) {
         std::ifstream in(o.secret_file, std::ios::binary);
         std::string secret{std::istreambuf_iterator<char>(in), {}};
-        if (!in.good() && !in.eof()) {
+        if (!in.is_open() || (!in.good() && !in.eof())) {
             std::cerr << "mhtml serve: cannot read " << o.secret_file << '\n';
             return exit_usage;
         }
@@ -128,6 +133,8 @@ int run_serve(const serve_cli_options& o) {
         pid_t pid = 0;
         if (posix_spawnp(&pid, "xdg-open", nullptr, nullptr, argv, environ) != 0)
             std::cerr << "mhtml serve: --open: xdg-open is not available; open the URL above\n";
+        else
+            std::thread([pid] { ::waitpid(pid, nullptr, 0); }).detach();
     }
     server.run();
     return exit_ok;
@@ -147,7 +154,8 @@ runner add_serve_command(CLI::App& app) {
                     "the address to listen on (default 127.0.0.1; another exposes the archives)");
     cmd->add_option("--threads", o->threads, "threads answering requests (default: one per core)");
     cmd->add_flag("--allow-scripts", o->allow_scripts,
-                  "run the archives' scripts (in a sandbox that reaches only their own archive)");
+                  "run the archives' scripts (sandboxed: they read nothing of the server or of "
+                  "other archives, but can navigate their page away; for trusted archives)");
     cmd->add_option("--secret-file", o->secret_file,
                     "tickets derived from this secret and each archive's path, so that URLs "
                     "survive a restart (default: new random tickets each run)");

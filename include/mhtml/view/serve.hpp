@@ -12,7 +12,7 @@
 /// the archive's path with `secret`, so that bookmarks survive a restart):
 ///  * `/`: the index of archives (title, original URL, date, size, parts, diagnostics), with
 ///    a filter (`?q=`), as plain HTML;
-///  * `/T/`: redirects to the archive's root document;
+///  * `/T/`: the archive's root document;
 ///  * `/T/r/SCHEME/AUTHORITY/PATH?QUERY`: the part labelled SCHEME://AUTHORITY/PATH?QUERY
 ///    (http and https labels), so that a page keeps a path like its original URL;
 ///  * `/T/part/PATH`: the part at that IMAP-style path (`?download` as an attachment);
@@ -26,8 +26,11 @@
 /// Every response carries `Cache-Control: no-store` (MHT-12.4), `X-Content-Type-Options:
 /// nosniff` and `Referrer-Policy: no-referrer`. An archive's parts carry a
 /// Content-Security-Policy whose sources are the archive's own URLs (its ticket's path), with
-/// no script unless `allow_scripts`; then scripts run in a sandbox without popups, and may
-/// reach nothing outside the ticket's path either.
+/// no script unless `allow_scripts`; then scripts run in a sandbox with an opaque origin (no
+/// popups; no response of the server, storage or cookie is theirs to read) and may load
+/// nothing outside the ticket's path, though they can navigate their own page anywhere.
+/// Nothing under a ticket redirects (after a redirect a policy's path is not checked): `/T/`
+/// is the root itself, and a part whose URL would hold a dot segment is served at /T/part/.
 ///
 /// Requests: GET and HEAD only (else 405); the Host header must name the loopback address,
 /// `localhost` or the address listened on, with the server's port (else 421: DNS
@@ -65,7 +68,7 @@ struct serve_options {
     std::string listen = "127.0.0.1";
     std::uint16_t port = 0;  ///< 0: a free port (port() says which)
     unsigned threads = 0;    ///< 0: one per core
-    /// Let received scripts run (in a sandbox, reaching only their archive's URLs).
+    /// Let received scripts run (sandboxed, loading only their archive's URLs; see above).
     bool allow_scripts = false;
     /// With a value: tickets are HMAC-SHA256(secret, the archive's absolute path), 128 bits.
     std::optional<std::string> secret;

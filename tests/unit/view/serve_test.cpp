@@ -181,12 +181,12 @@ TEST(Serve, MHT_12_3_PageViewServesTheArchivesOwnPartsUnderItsTicket) {
     expect_safe_headers(index);
     EXPECT_THAT(index.body, testing::HasSubstr("href=\"/" + t + "/\""));
 
+    // The page at /T/ itself (nothing under a ticket redirects), and at its URL.
     const response start = request(s.port(), "/" + t + "/");
-    EXPECT_EQ(start.status, 302);
-    const std::string page_url = start.headers.at("location");
-    EXPECT_EQ(page_url, "/" + t + "/r/http/a.example/dir/page.html");
-
+    EXPECT_EQ(start.status, 200);
+    const std::string page_url = "/" + t + "/r/http/a.example/dir/page.html";
     const response page = request(s.port(), page_url);
+    EXPECT_EQ(start.body, page.body);
     ASSERT_TRUE(page.ok);
     EXPECT_EQ(page.status, 200);
     expect_safe_headers(page);
@@ -413,6 +413,41 @@ TEST(Serve, ArchiveValuesNeverSplitAResponseHeader) {
     EXPECT_EQ(cd.find('"', 22), cd.size() - 1) << cd;
 }
 
+TEST(Serve, NothingUnderATicketLeadsOutOfIt) {
+    // From a subagent's review: a root labelled with %2e%2e segments made /T/ redirect to a
+    // URL a browser reads as /, where a script (allowed) read the index; and a root label of
+    // 70,000 octets in that redirect's Location stopped the server. Now /T/ is the page, and a
+    // part whose URL would hold a dot segment is served at /T/part/ only.
+    sandbox box;
+    const std::string long_label = "http://a.example/" + std::string(70'000, 'x');
+    for (const auto& [file, label] : std::vector<std::pair<std::string, std::string>>{
+             {"dots.mhtml", "http://ex.example/%2e%2e/%2E%2e/.%2e/%2e./"},
+             {"long.mhtml", long_label}}) {
+        write_bytes(box / file,
+                    crlf("MIME-Version: 1.0\n"
+                         "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\n\n"
+                         "--b\nContent-Type: text/html\nContent-Location: " +
+                         label + "\n\n<p>page</p><img src=\"i.png\">\n--b--\n"));
+    }
+    running s({box.path()});
+    for (const std::string file : {"dots.mhtml", "long.mhtml"}) {
+        SCOPED_TRACE(file);
+        const std::string t = s.get().ticket_of(box / file);
+        const response page = request(s.port(), "/" + t + "/");
+        EXPECT_EQ(page.status, 200);
+        EXPECT_EQ(page.headers.count("location"), 0u);
+        EXPECT_THAT(page.body, testing::HasSubstr("<p>page</p>"));
+        if (file == "dots.mhtml") {
+            const response parts = request(s.port(), "/" + t + "/parts");
+            EXPECT_NE(parts.body.find("/" + t + "/part/1\">open"), std::string::npos);
+            EXPECT_EQ(parts.body.find("/r/"), std::string::npos);
+        }
+    }
+    EXPECT_EQ(request(s.port(), "/").status, 200);  // still serving
+    // Two Host headers: 400.
+    EXPECT_EQ(request(s.port(), "/", "GET", {}, "Host: 127.0.0.1\r\n").status, 400);
+}
+
 TEST(Serve, SlowAndAbruptClientsAreCutOffAndTheServerGoesOn) {
     sandbox box;
     write_bytes(box / "a.mhtml", archive("a.example", "A"));
@@ -514,7 +549,10 @@ TEST(Serve, ScriptsAllowedRunInASandboxThatReachesOnlyTheirArchive) {
     const std::string own = "http://127.0.0.1:" + std::to_string(s.port()) + "/" + t + "/";
     EXPECT_THAT(csp, testing::HasSubstr("script-src " + own));
     EXPECT_THAT(csp, testing::HasSubstr("connect-src " + own + ";"));
-    EXPECT_THAT(csp, testing::HasSubstr("sandbox allow-scripts allow-same-origin allow-forms"));
+    // An opaque origin: no response of the server (the index lists every ticket), no storage
+    // of the loopback origin; no popups.
+    EXPECT_THAT(csp, testing::HasSubstr("sandbox allow-scripts allow-forms"));
+    EXPECT_THAT(csp, testing::Not(testing::HasSubstr("allow-same-origin")));
     EXPECT_THAT(csp, testing::Not(testing::HasSubstr("allow-popups")));
     EXPECT_THAT(page.body, testing::HasSubstr("<script>alert(1)</script>"));
 }
@@ -525,6 +563,8 @@ TEST(Serve, FoldersAreListedRecursivelyAndProblemsReported) {
     write_bytes(box / "x/y/deep.mht", archive("a.example", "A"));
     write_bytes(box / "x/notes.txt", "not an archive");
     write_bytes(box / "top.eml", archive("a.example", "B"));
+    // A link in a folder is not followed (it may name any file of the user's).
+    std::filesystem::create_symlink(box / "x/notes.txt", box / "x/link.mht");
     serve_options o;
     o.index_in_background = false;
     const server s({box.path(), box / "nothing-here"}, o);
