@@ -575,5 +575,33 @@ TEST(Serve, FoldersAreListedRecursivelyAndProblemsReported) {
     EXPECT_EQ(s.problems()[0].path, box / "nothing-here");
 }
 
+TEST(Serve, AFolderOfTenThousandArchives) {
+    // Listed at start (nothing read), every archive in the index, and one found by the filter
+    // and served while the background reader goes through the others (bounded: 10,000 small
+    // files).
+    sandbox box;
+    const std::string one = archive("a.example", "A");
+    for (int i = 0; i < 10'000; ++i) {
+        std::string dir_name = "d";  // (built in steps: GCC 12's -Wrestrict and "x" + s)
+        dir_name += std::to_string(i % 100);
+        std::string name = "page-";
+        name += std::to_string(i);
+        name += ".mhtml";
+        const std::filesystem::path dir = box / dir_name;
+        if (i < 100) std::filesystem::create_directories(dir);
+        write_bytes(dir / name, one);
+    }
+    running s({box.path()});
+    EXPECT_EQ(s.get().archive_count(), 10'000u);
+    const response index = request(s.port(), "/");
+    ASSERT_EQ(index.status, 200);
+    EXPECT_THAT(index.body, testing::HasSubstr("10000 of 10000 archives"));
+    const response found = request(s.port(), "/?q=page-9876.mhtml");
+    EXPECT_THAT(found.body, testing::HasSubstr("1 of 10000 archives"));
+    const std::string t = s.get().ticket_of(box / "d76" / "page-9876.mhtml");
+    EXPECT_THAT(found.body, testing::HasSubstr("/" + t + "/"));
+    EXPECT_EQ(request(s.port(), "/" + t + "/r/http/a.example/dir/img/a.png").body, "AAAA");
+}
+
 }  // namespace
 }  // namespace mhtml::view
