@@ -34,6 +34,7 @@
 #include "mhtml/html/tokenizer.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/uri/reference.hpp"
+#include "mhtml/uri/whatwg_url.hpp"
 #include "mhtml/view/paths.hpp"
 #include "text_cat.hpp"
 #include "view/document_rewrite.hpp"
@@ -230,16 +231,12 @@ struct loaded {
         std::string out = cat("/r/", scheme, "/", request_form(parts.authority));
         const std::string_view path = parts.path.empty() ? std::string_view("/") : parts.path;
         out += request_form(path);
-        // A segment a browser reads as `.` or `..` (also %2e-spelled, which the reader's
-        // resolution keeps) would take the URL out of its ticket's path, where the policy's
-        // sources are: such a part is served at /part/ only.
-        for (std::size_t at = 1; at <= out.size();) {
-            const std::size_t end = std::min(out.find('/', at), out.size());
-            std::string seg = ascii::lowered(std::string_view(out).substr(at, end - at));
-            for (std::size_t k; (k = seg.find("%2e")) != std::string::npos;) seg.replace(k, 3, ".");
-            if (seg == "." || seg == "..") return std::nullopt;
-            at = end + 1;
-        }
+        // The path must be the one a browser asks for: one it reads otherwise (a segment that
+        // is `.` or `..`, also %2e-spelled, which the reader's resolution keeps) would lead
+        // out of the ticket's path, where the policy's sources are. Such a part is served at
+        // /part/ only. The browser's reading is the URL Standard's parser (uri::whatwg_url).
+        const auto as_sent = uri::whatwg_url::parse(cat("http://localhost", out));
+        if (!as_sent || as_sent->pathname() != out) return std::nullopt;
         if (parts.has_query) {
             // As a browser sends a query: a quote %-encoded too.
             std::string q = request_form(parts.query);

@@ -19,6 +19,7 @@
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/pack/writer.hpp"
+#include "unit/view/view_support.hpp"
 
 namespace mhtml {
 namespace {
@@ -81,15 +82,6 @@ std::vector<std::pair<std::string, std::string>> contents(const std::string& byt
     add(root);
     for (const auto& p : doc.parts())
         if (p.is_leaf() && !(p == root)) add(p);
-    return out;
-}
-
-std::string test_crlf(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '\n') out += '\r';
-        out += c;
-    }
     return out;
 }
 
@@ -430,7 +422,7 @@ TEST(Repair, CidOfAFlattenedAlternativeIsRewrittenToItsShownLeaf) {
     // `cid:alt@x` names a multipart/alternative, which flattening removes: the reference is
     // rewritten to the leaf shown for it, which stays referenced, and is kept with
     // --drop-unreferenced (a subagent's review found it dropped).
-    const std::string in = test_crlf(
+    const std::string in = test::crlf(
         "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
         "Content-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
         "--B\nContent-Type: text/html\nContent-Location: http://x.example/index.html\n\n"
@@ -452,7 +444,7 @@ TEST(Repair, FirstPassFindingsReachTheReport) {
     // duplicate Content-ID left out) and what it found incomplete are in the report, of the
     // parts that were written (a subagent's review found them lost, or kept for a dropped
     // part).
-    const std::string dup = test_crlf(
+    const std::string dup = test::crlf(
         "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
         "Content-Type: multipart/mixed; boundary=\"M\"\n\n"
         "--M\nContent-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
@@ -468,7 +460,7 @@ TEST(Repair, FirstPassFindingsReachTheReport) {
         dropped_id = dropped_id || w.code == diag_code::field_dropped;
     EXPECT_TRUE(dropped_id);
 
-    const std::string cut = test_crlf(
+    const std::string cut = test::crlf(
         "MIME-Version: 1.0\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n"
         "Content-Type: multipart/mixed; boundary=\"M\"\n\n"
         "--M\nContent-Type: multipart/related; boundary=\"B\"; type=\"text/html\"\n\n"
