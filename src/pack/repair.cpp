@@ -675,11 +675,11 @@ bool no_parts(repair_report& rep) {
 
 repair_report repair(const mime::document& doc, sink& out, const repair_options& options) {
     // The output is one multipart/related of leaves, labelled as plan() says. Where that
-    // widens what references can reach (the input is of another shape: a top-level
-    // multipart/mixed, a nested related, an encapsulated message; or a part gets a label
-    // that names what nothing named in the input), a reference that resolved to nothing may
-    // resolve, leniently, in the output. Such an output is planned against itself: a first
-    // pass writes it to memory, and the second repairs that, as a second repair would
+    // changes what references can reach (the input is of another shape: a top-level
+    // multipart/mixed, a nested related, an encapsulated message; or plan() writes a label
+    // otherwise than the input had it, or a document's base changes: repairer::widens), a
+    // reference may resolve otherwise in the output. Such an output is planned against itself: a
+    // first pass writes it to memory, and the second repairs that, as a second repair would
     // (repair(repair(x)) == repair(x)). The report speaks of the input's parts throughout.
     repair_report first;
     repair_options o = options;  // r1 reads it
