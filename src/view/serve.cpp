@@ -21,6 +21,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <list>
 #include <map>
 #include <mutex>
 #include <system_error>
@@ -208,6 +209,8 @@ struct summary {
 
 // One archive read into memory, with its aggregate and the URL of each leaf.
 struct loaded {
+    static inline std::atomic<std::uint64_t> serials{0};
+    const std::uint64_t serial = ++serials;  // names this reading in response_cache
     file_identity id;
     mime::document doc;
     archive::aggregate agg;
@@ -326,9 +329,103 @@ bool archive_name(const std::filesystem::path& p) {
 struct reply {
     http::status status = http::status::ok;
     std::string content_type = "text/html; charset=utf-8";
-    std::string body;
+    std::string body;                  // made for this request, unless `keep` is set
+    std::shared_ptr<const void> keep;  // owns `shared`: a cached response or an archive
+    std::string_view shared;           // a body served without a copy
+    std::string etag;                  // known already (cached); else made from the body
     std::vector<std::pair<std::string, std::string>> headers;
     bool archive_part = false;  // carries the archive's policy
+
+    std::string_view data() const noexcept { return keep ? shared : std::string_view(body); }
+    void clear_body() noexcept {
+        body.clear();
+        shared = {};
+    }
+};
+
+// A part's response as the server sends it, made once per archive read (loaded) and kept in
+// response_cache: the decoded or rewritten body, its type and its ETag.
+struct rendered {
+    std::string body;
+    bool identity = false;  // the body is the part's raw body, in the archive's buffer
+    std::string content_type;
+    std::vector<std::pair<std::string, std::string>> headers;
+    std::string etag;
+
+    std::uint64_t charge() const noexcept {
+        std::uint64_t n = sizeof(rendered) + body.capacity() + content_type.capacity() + 128;
+        for (const auto& [k, v] : headers) n += k.capacity() + v.capacity() + 64;
+        return n;
+    }
+};
+
+// The ETag of a body: 96 bits of its SHA-256, quoted.
+std::string etag_of(std::string_view body) {
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(body.data(), body.size(), md, &n, EVP_sha256(), nullptr);
+    return cat("\"", hex_of(md, 12), "\"");
+}
+
+// Least recently used responses within a byte budget. Keyed by the archive read (a serial
+// number per `loaded`, so an archive read again never meets its old responses), the part and
+// whether it is a download.
+class response_cache {
+public:
+    explicit response_cache(std::uint64_t budget) : budget_(budget) {}
+
+    std::shared_ptr<const rendered> find(std::uint64_t serial, std::uint32_t part, bool download) {
+        std::lock_guard<std::mutex> lock(m_);
+        auto it = map_.find(key{serial, part, download});
+        if (it == map_.end()) return nullptr;
+        lru_.splice(lru_.begin(), lru_, it->second);
+        return it->second->second;
+    }
+
+    // Keeps `r` unless it is larger than a quarter of the budget.
+    void insert(std::uint64_t serial, std::uint32_t part, bool download,
+                std::shared_ptr<const rendered> r) {
+        const std::uint64_t size = r->charge();
+        if (size > budget_ / 4) return;
+        std::lock_guard<std::mutex> lock(m_);
+        const key k{serial, part, download};
+        if (map_.count(k)) return;
+        lru_.emplace_front(k, std::move(r));
+        map_.emplace(k, lru_.begin());
+        bytes_ += size;
+        while (bytes_ > budget_ && !lru_.empty()) {
+            bytes_ -= lru_.back().second->charge();
+            map_.erase(lru_.back().first);
+            lru_.pop_back();
+        }
+    }
+
+    std::uint64_t bytes() const {
+        std::lock_guard<std::mutex> lock(m_);
+        return bytes_;
+    }
+
+private:
+    struct key {
+        std::uint64_t serial;
+        std::uint32_t part;
+        bool download;
+        bool operator==(const key&) const = default;
+    };
+    struct key_hash {
+        std::size_t operator()(const key& k) const noexcept {
+            std::uint64_t h = (k.serial * 0x9E3779B97F4A7C15ull) ^
+                              ((static_cast<std::uint64_t>(k.part) << 1) | k.download);
+            h ^= h >> 29;
+            return static_cast<std::size_t>(h * 0xBF58476D1CE4E5B9ull);
+        }
+    };
+    using entry = std::pair<key, std::shared_ptr<const rendered>>;
+    mutable std::mutex m_;
+    std::list<entry> lru_;
+    std::unordered_map<key, std::list<entry>::iterator, key_hash> map_;
+    std::uint64_t bytes_ = 0;
+    const std::uint64_t budget_;
 };
 
 reply error_page(http::status status, std::string_view title, std::string_view message) {
@@ -344,6 +441,7 @@ reply error_page(http::status status, std::string_view title, std::string_view m
 
 struct server::impl {
     serve_options opt;
+    response_cache cache;
     std::vector<std::unique_ptr<archive_entry>> archives;
     mhtml::detail::keyed_string_map<archive_entry*> by_ticket;
     std::vector<source_problem> problems;
@@ -361,7 +459,8 @@ struct server::impl {
     std::thread indexer;
     std::mutex log_m;
 
-    impl(const std::vector<std::filesystem::path>& sources, serve_options o) : opt(std::move(o)) {
+    impl(const std::vector<std::filesystem::path>& sources, serve_options o)
+        : opt(std::move(o)), cache(opt.response_cache_bytes) {
         for (const std::filesystem::path& s : sources) list(s);
         std::sort(archives.begin(), archives.end(),
                   [](const auto& a, const auto& b) { return a->name < b->name; });
@@ -593,17 +692,50 @@ struct server::impl {
         return r;
     }
 
-    reply serve_part(const archive_entry& a, const loaded& l, const mime::part_view& p,
-                     bool download) const {
-        reply r;
-        r.archive_part = true;
+    // A part's response: from the cache, else rendered and kept there. A body left as
+    // written (7bit, 8bit, binary) is served from the archive's buffer without a copy.
+    reply serve_part(const archive_entry& a, const std::shared_ptr<const loaded>& l,
+                     const mime::part_view& p, bool download) {
+        std::shared_ptr<const rendered> r = cache.find(l->serial, p.index(), download);
+        if (!r) {
+            auto made = std::make_shared<const rendered>(render(a, *l, p, download));
+            cache.insert(l->serial, p.index(), download, made);
+            r = std::move(made);
+        }
+        reply out;
+        out.archive_part = true;
+        out.content_type = r->content_type;
+        out.headers = r->headers;
+        out.etag = r->etag;
+        if (r->identity) {
+            out.shared = p.raw_body();
+            out.keep = l;
+        } else {
+            out.shared = r->body;
+            out.keep = r;
+        }
+        return out;
+    }
+
+    rendered render(const archive_entry& a, const loaded& l, const mime::part_view& p,
+                    bool download) const {
+        rendered r;
         const mime::content_type& ct = p.content_type();
         // What goes into a header from the archive is tokens only (no CR, LF or quote can
         // split or extend a field).
         std::string type = ct.essence();
         if (!is_token(ct.type) || !is_token(ct.subtype)) type = "application/octet-stream";
+        const auto body = [&] {
+            const mime::transfer_encoding e = p.encoding();
+            if (e == mime::transfer_encoding::base64 ||
+                e == mime::transfer_encoding::quoted_printable)
+                p.decode_to(r.body);
+            else
+                r.identity = true;
+        };
+        const archive::document_type dt = archive::document_type_of(p);
         if (download) {
-            p.decode_to(r.body);
+            body();
             r.content_type = "application/octet-stream";
             std::string name;
             for (const char c : safe_segment(l.agg.info(p).location.value_or("")))
@@ -614,37 +746,35 @@ struct server::impl {
             if (name.empty()) name = cat("part-", p.path());
             r.headers.emplace_back("Content-Disposition",
                                    cat("attachment; filename=\"", name, "\""));
-            return r;
-        }
-        const archive::document_type dt = archive::document_type_of(p);
-        if (dt == archive::document_type::none) {
-            p.decode_to(r.body);
+        } else if (dt == archive::document_type::none) {
+            body();
             if (auto cs = ct.param("charset"); cs && ct.type == "text" && is_token(*cs))
                 type += cat("; charset=", *cs);
             r.content_type = type;
-            return r;
+        } else {
+            archive::document_text d = l.agg.read_document(p);
+            detail::rewrite_options ro;
+            ro.block_plugins = !opt.allow_scripts;
+            ro.html_syntax = detail::is_text_html(p);
+            ro.disable_refresh = !opt.allow_scripts;
+            const std::string ticket = a.ticket;
+            ro.unresolved = [&ticket](std::string_view resolved) -> std::optional<std::string> {
+                return cat("/", ticket, "/missing?u=", percent_encode(resolved));
+            };
+            detail::rewrite_counts counts;
+            r.body = detail::rewrite_references(
+                l.agg, p, d,
+                [&](const mime::part_view& target,
+                    const html::reference&) -> std::optional<std::string> {
+                    auto it = l.url_of.find(target.index());
+                    if (it == l.url_of.end()) return std::nullopt;
+                    return cat("/", ticket, it->second);
+                },
+                ro, counts);
+            if (!d.charset.empty() && is_token(d.charset)) type += cat("; charset=", d.charset);
+            r.content_type = type;
         }
-        archive::document_text d = l.agg.read_document(p);
-        detail::rewrite_options ro;
-        ro.block_plugins = !opt.allow_scripts;
-        ro.html_syntax = detail::is_text_html(p);
-        ro.disable_refresh = !opt.allow_scripts;
-        const std::string ticket = a.ticket;
-        ro.unresolved = [&ticket](std::string_view resolved) -> std::optional<std::string> {
-            return cat("/", ticket, "/missing?u=", percent_encode(resolved));
-        };
-        detail::rewrite_counts counts;
-        r.body = detail::rewrite_references(
-            l.agg, p, d,
-            [&](const mime::part_view& target,
-                const html::reference&) -> std::optional<std::string> {
-                auto it = l.url_of.find(target.index());
-                if (it == l.url_of.end()) return std::nullopt;
-                return cat("/", ticket, it->second);
-            },
-            ro, counts);
-        if (!d.charset.empty() && is_token(d.charset)) type += cat("; charset=", d.charset);
-        r.content_type = type;
+        r.etag = etag_of(r.identity ? p.raw_body() : std::string_view(r.body));
         return r;
     }
 
@@ -682,7 +812,7 @@ struct server::impl {
             // The page itself, not a redirect: after a redirect the policy's path is no longer
             // checked, so nothing under a ticket redirects anywhere.
             const mime::part_view root = l->agg.main_root();
-            if (root.is_leaf()) return serve_part(a, *l, root, false);
+            if (root.is_leaf()) return serve_part(a, l, root, false);
             return parts_page(a, *l);
         }
         if (rest == "/parts") return parts_page(a, *l);
@@ -703,12 +833,12 @@ struct server::impl {
                 return error_page(
                     http::status::not_found, "Not found",
                     cat("This archive has no part ", detail::html_escape(rest.substr(6)), "."));
-            return serve_part(a, *l, *p, query_param(query, "download").has_value());
+            return serve_part(a, l, *p, query_param(query, "download").has_value());
         }
         if (rest.starts_with("/r/")) {
             const std::string key = cat(rest, qmark == std::string_view::npos ? "" : "?", query);
             auto hit = l->by_url.find(key);
-            if (hit != l->by_url.end()) return serve_part(a, *l, l->doc.part(hit->second), false);
+            if (hit != l->by_url.end()) return serve_part(a, l, l->doc.part(hit->second), false);
             reply r = error_page(http::status::not_found, "Not in this archive",
                                  cat("<code>", detail::html_escape(key),
                                      "</code> names no part of this archive. <a href=\"/", ticket,
@@ -880,16 +1010,14 @@ private:
     // ranges or a malformed header, the whole body.
     static void conditional_and_range(reply& r, std::string_view if_none_match,
                                       std::string_view range) {
-        unsigned char md[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        EVP_Digest(r.body.data(), r.body.size(), md, &n, EVP_sha256(), nullptr);
-        const std::string tag = cat("\"", hex_of(md, 12), "\"");
+        if (r.etag.empty()) r.etag = etag_of(r.data());
+        const std::string& tag = r.etag;
         r.headers.emplace_back("ETag", tag);
         r.headers.emplace_back("Accept-Ranges", "bytes");
         if (!if_none_match.empty() &&
             (if_none_match.find(tag) != std::string_view::npos || if_none_match == "*")) {
             r.status = http::status::not_modified;
-            r.body.clear();
+            r.clear_body();
             return;
         }
         if (!range.starts_with("bytes=") || range.find(',') != std::string_view::npos) return;
@@ -902,7 +1030,7 @@ private:
             v = std::stoull(std::string(d));
             return true;
         };
-        const std::uint64_t size = r.body.size();
+        const std::uint64_t size = r.data().size();
         std::uint64_t first = 0, last = size ? size - 1 : 0;
         std::uint64_t a = 0, b = 0;
         const std::string_view from = spec.substr(0, dash), to = spec.substr(dash + 1);
@@ -922,47 +1050,62 @@ private:
         r.headers.emplace_back("Content-Range",
                                cat("bytes ", std::to_string(first), "-", std::to_string(last), "/",
                                    std::to_string(size)));
-        r.body = r.body.substr(first, last - first + 1);
+        if (r.keep)
+            r.shared = r.shared.substr(first, last - first + 1);
+        else
+            r.body = r.body.substr(first, last - first + 1);
         r.status = http::status::partial_content;
     }
 
     static void set_unsatisfiable(reply& r, std::uint64_t size) {
         r.status = http::status::range_not_satisfiable;
-        r.body.clear();
+        r.clear_body();
         r.headers.emplace_back("Content-Range", cat("bytes */", std::to_string(size)));
     }
 
+    // A response and what its body is borrowed from, alive until it is written.
+    struct outgoing {
+        reply r;
+        http::response<http::span_body<const char>> res;
+    };
+
     void send(reply r, const std::string& ticket, bool head, std::string method, std::string target,
               bool keep, const std::string& host = {}) {
-        auto res = std::make_shared<http::response<http::string_body>>(r.status, 11);
-        res->set(http::field::content_type, r.content_type);
-        res->set(http::field::cache_control, "no-store");
-        res->set("X-Content-Type-Options", "nosniff");
-        res->set("Referrer-Policy", "no-referrer");
-        if (r.archive_part && !ticket.empty())
-            res->set("Content-Security-Policy", srv_.policy(host, ticket));
+        auto out = std::make_shared<outgoing>();
+        out->r = std::move(r);
+        const reply& rr = out->r;
+        auto& res = out->res;
+        res.result(rr.status);
+        res.version(11);
+        res.set(http::field::content_type, rr.content_type);
+        res.set(http::field::cache_control, "no-store");
+        res.set("X-Content-Type-Options", "nosniff");
+        res.set("Referrer-Policy", "no-referrer");
+        if (rr.archive_part && !ticket.empty())
+            res.set("Content-Security-Policy", srv_.policy(host, ticket));
         else
-            res->set("Content-Security-Policy",
-                     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
-                     "base-uri 'none'; frame-ancestors 'none'");
-        for (auto& [name, value] : r.headers) res->set(name, value);
-        const std::uint64_t size = r.body.size();
-        res->keep_alive(keep);
-        if (head || r.status == http::status::not_modified) {
-            if (r.status != http::status::not_modified) res->content_length(size);
+            res.set("Content-Security-Policy",
+                    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; "
+                    "base-uri 'none'; frame-ancestors 'none'");
+        for (const auto& [name, value] : rr.headers) res.set(name, value);
+        const std::string_view body = rr.data();
+        const std::uint64_t size = body.size();
+        res.keep_alive(keep);
+        if (head || rr.status == http::status::not_modified) {
+            if (rr.status != http::status::not_modified) res.content_length(size);
         } else {
-            res->body() = std::move(r.body);
-            res->prepare_payload();
+            res.body() = http::span_body<const char>::value_type(body.data(), body.size());
+            res.prepare_payload();
         }
         const double ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
                 .count();
-        srv_.log({remote_, std::move(method), std::move(target), static_cast<unsigned>(r.status),
+        srv_.log({remote_, std::move(method), std::move(target), static_cast<unsigned>(rr.status),
                   size, ms});
         stream_.expires_after(srv_.opt.request_timeout);
         http::async_write(
-            stream_, *res,
-            [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
+            stream_, res,
+            [self = shared_from_this(), out, keep](beast::error_code ec, std::size_t) {
                 if (ec || !keep || self->srv_.stopping) return self->close();
                 self->read();
             });

@@ -1,8 +1,10 @@
 // mhtml serve PATH...: the viewer server (view/serve.hpp).
 
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,7 +37,21 @@ struct serve_cli_options {
     bool json_log = false;
     bool quiet = false;
     double timeout = 10;
+    std::uint64_t memory = 1ull << 30;
+    std::uint64_t cache = 256ull << 20;
 };
+
+// Raises the soft limit on open files to the hard one (at most 65,536): each connection takes
+// a descriptor, and the usual soft limit of 1,024 would cap the server at some 960.
+void raise_descriptor_limit() {
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+    const rlim_t want = rl.rlim_max == RLIM_INFINITY ? 65536 : std::min<rlim_t>(rl.rlim_max, 65536);
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+        rl.rlim_cur = want;
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
 
 bool loopback(const std::string& a) {
     return a == "127.0.0.1" || a == "::1" || a.starts_with("127.");
@@ -105,6 +121,9 @@ int run_serve(const serve_cli_options& o) {
         const bool json = o.json_log;
         so.log = [json](const view::access_entry& e) { log_line(e, json); };
     }
+    so.memory_budget = o.memory;
+    so.response_cache_bytes = o.cache;
+    raise_descriptor_limit();
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
     view::server server(paths, so);
     for (const auto& p : server.problems())
@@ -160,6 +179,13 @@ runner add_serve_command(CLI::App& app) {
                     "tickets derived from this secret and each archive's path, so that URLs "
                     "survive a restart (default: new random tickets each run)");
     cmd->add_option("--timeout", o->timeout, "seconds a request may take to arrive (default 10)");
+    cmd->add_option("--memory", o->memory,
+                    "octets of archives kept in memory, e.g. 2G (default 1G); the least recently "
+                    "used are let go beyond it")
+        ->transform(CLI::AsSizeValue(false));
+    cmd->add_option("--cache", o->cache,
+                    "octets of decoded and rewritten parts kept ready, e.g. 512M (default 256M)")
+        ->transform(CLI::AsSizeValue(false));
     cmd->add_flag("--open", o->open, "open the index page in the desktop's browser (xdg-open)");
     cmd->add_flag("--json-log", o->json_log, "the access log as JSON lines on standard error");
     cmd->add_flag("-q,--quiet", o->quiet, "no access log");

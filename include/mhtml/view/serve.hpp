@@ -77,6 +77,11 @@ struct serve_options {
     std::size_t max_connections = 10'000;
     /// Octets of archives kept in memory; the least recently used are let go beyond it.
     std::uint64_t memory_budget = 1ull << 30;
+    /// Octets of responses kept ready (decoded or rewritten parts with their ETags); the least
+    /// recently used are dropped beyond it, and a response over a quarter of it is not kept.
+    /// Parts stored unencoded (7bit, 8bit, binary) are served from the archive's buffer and
+    /// cost only their ETag here.
+    std::uint64_t response_cache_bytes = 256ull << 20;
     /// Read every archive in the background for the index page's columns.
     bool index_in_background = true;
     /// Stop on SIGINT and SIGTERM (the CLI sets it).

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -495,6 +496,155 @@ TEST(Serve, SlowAndAbruptClientsAreCutOffAndTheServerGoesOn) {
     }
     EXPECT_EQ(answered, 200);
     EXPECT_EQ(request(s.port(), "/").status, 200);
+}
+
+// Raises this process's descriptor limit to at least `n` (within the hard limit); false when
+// the hard limit is lower.
+bool descriptors_at_least(rlim_t n) {
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return false;
+    if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur >= n) return true;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < n) return false;
+    rl.rlim_cur = n;
+    return ::setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
+
+TEST(Serve, AFiveThousandConnectionBurstIsAnswered) {
+    // 5,000 connections at once, each asking for a part as soon as it is open: every one gets
+    // the part. The test holds both ends, so it needs some 10,000 descriptors.
+    ASSERT_TRUE(descriptors_at_least(10'500))
+        << "the hard limit on open files (ulimit -Hn) is below 10,500";
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    running s({box.path()});
+    const std::string t = s.get().ticket_of(box / "a.mhtml");
+    const std::string ask = "GET /" + t +
+                            "/r/http/a.example/dir/img/a.png HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            "Connection: close\r\n\r\n";
+    const auto begin = std::chrono::steady_clock::now();
+    std::vector<int> fds;
+    fds.reserve(5000);
+    for (int i = 0; i < 5000; ++i) {
+        const int fd = connect_to(s.port());
+        if (fd >= 0) send_all(fd, ask);
+        fds.push_back(fd);
+    }
+    int answered = 0;
+    for (int fd : fds) {
+        if (fd < 0) continue;
+        const response r = parse(read_all(fd, std::chrono::seconds(10)));
+        answered += r.ok && r.status == 200 && r.body == "AAAA" ? 1 : 0;
+        ::close(fd);
+    }
+    EXPECT_EQ(answered, 5000);
+    EXPECT_LT(std::chrono::steady_clock::now() - begin, std::chrono::seconds(90));
+    EXPECT_EQ(request(s.port(), "/").status, 200);
+}
+
+TEST(Serve, ConnectionsBeyondTheCapAreClosedCleanly) {
+    // With room for 50 connections, a burst of 500 held open: those past the cap are closed
+    // at once, without a partial response, and the server answers again once they are gone.
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.max_connections = 50;
+    running s({box.path()}, o);
+    std::vector<int> fds;
+    for (int i = 0; i < 500; ++i) fds.push_back(connect_to(s.port()));
+    int answered = 0, refused = 0, other = 0;
+    for (int fd : fds) {
+        if (fd < 0) {
+            ++refused;
+            continue;
+        }
+        send_all(fd, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+        const std::string raw = read_all(fd, std::chrono::seconds(10));
+        const response r = parse(raw);
+        if (raw.empty())
+            ++refused;
+        else if (r.ok && r.status == 200)
+            ++answered;
+        else
+            ++other;
+        ::close(fd);
+    }
+    EXPECT_GE(answered, 50);
+    EXPECT_GT(refused, 0);
+    EXPECT_EQ(other, 0);
+    EXPECT_EQ(answered + refused, 500);
+    EXPECT_EQ(request(s.port(), "/").status, 200);
+}
+
+TEST(Serve, ResponsesAreTheSameWithAndWithoutTheCache) {
+    // Every route, twice, with the default cache and with none: the same status, type, ETag
+    // and body. A part stored unencoded (served from the archive's buffer) and one in base64
+    // (decoded once, then cached) answer ranges alike.
+    sandbox box;
+    std::string a = archive("a.example", "A");
+    a.insert(
+        a.rfind("--b--"),
+        crlf("--b\nContent-Type: application/octet-stream\nContent-Location: "
+             "http://a.example/dir/raw.bin\nContent-Transfer-Encoding: binary\n\n0123456789\n"));
+    write_bytes(box / "a.mhtml", a);
+    serve_options none;
+    none.response_cache_bytes = 0;
+    running cached({box.path()});
+    running uncached({box.path()}, none);
+    const std::string tc = cached.get().ticket_of(box / "a.mhtml");
+    const std::string tu = uncached.get().ticket_of(box / "a.mhtml");
+    // A body with its ticket replaced by T (the two servers' tickets differ).
+    const auto untick = [](const std::string& body, const std::string& ticket) {
+        std::string out;
+        std::size_t at = 0;
+        for (std::size_t k; (k = body.find(ticket, at)) != std::string::npos;
+             at = k + ticket.size()) {
+            out.append(body, at, k - at);
+            out += 'T';
+        }
+        out.append(body, at);
+        return out;
+    };
+    for (const std::string path :
+         {"/", "/r/http/a.example/dir/page.html", "/r/http/a.example/dir/s.css",
+          "/r/http/a.example/dir/img/a.png", "/r/http/a.example/dir/raw.bin", "/part/4",
+          "/part/3?download", "/part/5?download", "/parts", "/r/http/a.example/none"}) {
+        SCOPED_TRACE(path);
+        std::map<std::string, std::string> etags;
+        for (int round = 0; round < 2; ++round) {
+            std::string under_c = "/", under_u = "/";
+            under_c += tc;
+            under_c += path;
+            under_u += tu;
+            under_u += path;
+            const response c = request(cached.port(), under_c);
+            const response u = request(uncached.port(), under_u);
+            ASSERT_TRUE(c.ok);
+            EXPECT_EQ(c.status, u.status);
+            EXPECT_EQ(c.headers.at("content-type"), u.headers.at("content-type"));
+            const auto etag = [](const response& r) {
+                return r.headers.count("etag") ? r.headers.at("etag") : "";
+            };
+            // A rewritten document holds its ticket, and so its ETag differs between the two.
+            if (c.body.find(tc) == std::string::npos) {
+                EXPECT_EQ(etag(c), etag(u));
+            }
+            if (round == 0) {
+                etags[path] = etag(c);
+            } else {
+                EXPECT_EQ(etag(c), etags[path]);
+            }
+            EXPECT_EQ(untick(c.body, tc), untick(u.body, tu));
+        }
+    }
+    const std::string raw = "/" + tc + "/r/http/a.example/dir/raw.bin";
+    EXPECT_EQ(request(cached.port(), raw).body, "0123456789");
+    const response part = request(cached.port(), raw, "GET", {}, "Range: bytes=3-5\r\n");
+    EXPECT_EQ(part.status, 206);
+    EXPECT_EQ(part.body, "345");
+    EXPECT_EQ(part.headers.at("content-range"), "bytes 3-5/10");
+    const response tail = request(uncached.port(), "/" + tu + "/r/http/a.example/dir/raw.bin",
+                                  "GET", {}, "Range: bytes=-2\r\n");
+    EXPECT_EQ(tail.body, "89");
 }
 
 TEST(Serve, KeepAliveAnswersSeveralRequestsOnOneConnection) {
