@@ -117,8 +117,20 @@ constexpr std::array code_names{
     "fetch_unknown_charset",
     "fetch_unsafe_name",
     "fetch_spool_failed",
+    "access_type_missing",
+    "external_parameter_missing",
+    "url_parameter_missing",
+    "url_not_retrievable",
+    "url_parameter_unquoted",
+    "url_parameter_continued",
+    "external_body_without_content_id",
+    "external_phantom_body",
+    "external_size_invalid",
+    "external_expiration_invalid",
+    "content_md5_mismatch",
+    "content_md5_malformed",
 };
-static_assert(code_names.size() == std::size_t(diag_code::fetch_spool_failed) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::content_md5_malformed) + 1,
               "every diag_code needs a name");
 }  // namespace
 

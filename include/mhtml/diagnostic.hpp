@@ -149,6 +149,20 @@ enum class diag_code : std::uint16_t {
     fetch_unknown_charset,
     fetch_unsafe_name,
     fetch_spool_failed,
+    // external bodies (external/body.hpp): message/external-body parts (RFC 2046 5.2.3, RFC 2017)
+    access_type_missing,
+    external_parameter_missing,
+    url_parameter_missing,
+    url_not_retrievable,
+    url_parameter_unquoted,
+    url_parameter_continued,
+    external_body_without_content_id,
+    external_phantom_body,
+    external_size_invalid,
+    external_expiration_invalid,
+    // Content-MD5 (RFC 1864) of any part
+    content_md5_mismatch,
+    content_md5_malformed,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

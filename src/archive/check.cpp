@@ -1,5 +1,7 @@
 #include "mhtml/archive/check.hpp"
 
+#include "mhtml/external/body.hpp"
+
 #include "text_cat.hpp"
 
 #include "mhtml/archive/aggregate.hpp"
@@ -310,6 +312,7 @@ private:
     void check_references(const mime::part_view& p, const document_text& d);
     void map_aggregate_diagnostic(const diagnostic& d);
     void check_related_structures();
+    void check_external_and_md5(const mime::part_view& p);
 
     const mime::document& doc_;
     aggregate agg_;
@@ -389,6 +392,7 @@ std::vector<finding> checker::run() {
         check_references(p, d);
     }
     check_related_structures();
+    for (std::size_t i = 0; i < n; ++i) check_external_and_md5(doc_.part(i));
 
     if (skipped_lf_text_)
         add("MHT-11.4", finding_level::note, "stored_with_lf", "", 0,
@@ -901,6 +905,63 @@ void checker::check_related_structures() {
 }
 
 }  // namespace
+
+// message/external-body parts (external::read: RFC 2046 5.2.3, RFC 2017) and Content-MD5
+// (RFC 1864) of every leaf, mapped to their rows.
+void checker::check_external_and_md5(const mime::part_view& p) {
+    std::vector<diagnostic> found;
+    if (p.content_type().is("message", "external-body")) (void)external::read(doc_, p, &found);
+    if (p.is_leaf() && !is_phantom(p)) (void)external::check_content_md5(doc_, p, &found);
+    for (diagnostic& d : found) {
+        std::string_view row = "URL-3.0.4";
+        finding_level level = finding_level::warning;
+        switch (d.code) {
+            case diag_code::access_type_missing:
+                row = "URL-3.0.1";
+                level = finding_level::error;
+                break;
+            case diag_code::external_parameter_missing:
+            case diag_code::url_parameter_missing:
+                row = "URL-3.0.2";
+                level = finding_level::error;
+                break;
+            case diag_code::url_not_retrievable:
+                row = "URL-2.1";
+                level = finding_level::error;
+                break;
+            case diag_code::url_parameter_unquoted:
+                row = "URL-3.1.4";
+                level = finding_level::error;
+                break;
+            case diag_code::url_parameter_continued:
+                row = "URL-3.1.7";
+                level = finding_level::note;
+                break;
+            case diag_code::url_word_too_long:
+                row = "URL-3.1.1";
+                level = finding_level::error;
+                break;
+            case diag_code::url_unescaped_char:
+                row = "URL-3.1.2";
+                level = finding_level::error;
+                break;
+            case diag_code::external_body_without_content_id:
+                level = finding_level::note;
+                break;
+            case diag_code::external_phantom_body:
+                row = "URL-3.0.3";
+                break;
+            case diag_code::content_md5_mismatch:
+            case diag_code::content_md5_malformed:
+                row = "URL-4.1";
+                break;
+            default:
+                break;  // external_size_invalid, external_expiration_invalid: URL-3.0.4
+        }
+        out_.push_back(finding{std::string(row), level, std::string(code_name(d.code)),
+                               std::move(d.part_path), d.offset, std::move(d.message)});
+    }
+}
 
 std::string_view level_name(finding_level l) noexcept {
     switch (l) {

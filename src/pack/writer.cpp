@@ -3,7 +3,6 @@
 #include "mhtml/pack/writer.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "mhtml/ascii.hpp"
 #include "mhtml/html/charset.hpp"
 #include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/node.hpp"
@@ -204,25 +204,8 @@ std::string privacy_issue(std::string_view label) {
     return {};
 }
 
-/// Incremental MD5 (RFC 1321) through libcrypto's EVP interface.
-class md5 {
-public:
-    md5() : ctx_(EVP_MD_CTX_new()) { EVP_DigestInit_ex(ctx_, EVP_md5(), nullptr); }
-    ~md5() { EVP_MD_CTX_free(ctx_); }
-    md5(const md5&) = delete;
-    md5& operator=(const md5&) = delete;
-    void update(std::string_view s) { EVP_DigestUpdate(ctx_, s.data(), s.size()); }
-    /// RFC 1864: the base64 of the 128-bit digest (24 characters).
-    std::string base64() {
-        unsigned char d[EVP_MAX_MD_SIZE];
-        unsigned int n = 0;
-        EVP_DigestFinal_ex(ctx_, d, &n);
-        return mime::base64_encode(std::string_view(reinterpret_cast<const char*>(d), n), 0);
-    }
-
-private:
-    EVP_MD_CTX* ctx_;
-};
+/// Content-MD5 (RFC 1864), the code check and the external-body reader share.
+using md5 = mime::md5_digest;
 
 /// Fields the writer writes itself: a resource cannot carry them over.
 bool writer_owned_field(std::string_view name) {

@@ -147,3 +147,42 @@ TEST(CliLs, DiagnosticsAreCappedWithACount) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliLs, URL_4_2_ExternalBodiesAndContentMd5InJson) {
+    // An external body's model, and md5_matches (never "verified": URL-4.2) for leaves with a
+    // Content-MD5.
+    const std::string file = temp_file(
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+        "--b\r\nContent-Type: message/external-body; access-type=URL;\r\n"
+        " URL=\"http://x.example/a/\r\n b.html\"; size=42\r\n\r\n"
+        "Content-Type: text/html\r\nContent-ID: <e@x>\r\n"
+        "Content-MD5: XUFAKrxLKna5cZ2REBfFkg==\r\n\r\n"
+        "--b\r\nContent-Type: application/octet-stream\r\n"
+        "Content-MD5: XUFAKrxLKna5cZ2REBfFkg==\r\n\r\nhello\r\n"
+        "--b\r\nContent-Type: application/octet-stream\r\n"
+        "Content-MD5: XUFAKrxLKna5cZ2REBfFkg==\r\n\r\nhellp\r\n"
+        "--b--\r\n",
+        ".eml");
+    auto r = run("ls --json " + file);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& parts = j["parts"];
+    ASSERT_EQ(parts.size(), 5u);
+    const auto& ext = parts[1]["external"];
+    EXPECT_EQ(ext["access"], "url");
+    EXPECT_EQ(ext["url"], "http://x.example/a/b.html");
+    EXPECT_EQ(ext["retrievable"], true);
+    EXPECT_EQ(ext["size"], 42);
+    EXPECT_EQ(ext["content_type"], "text/html");
+    EXPECT_EQ(ext["content_id"], "<e@x>");
+    EXPECT_EQ(ext["content_md5"], "XUFAKrxLKna5cZ2REBfFkg==");
+    EXPECT_EQ(parts[3]["md5_matches"], true);
+    EXPECT_EQ(parts[4]["md5_matches"], false);
+    EXPECT_FALSE(parts[0].contains("md5_matches"));
+    EXPECT_EQ(r.out.find("verified"), std::string::npos);
+    std::filesystem::remove(file);
+}
+
+}  // namespace

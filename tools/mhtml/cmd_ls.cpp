@@ -9,6 +9,8 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "mhtml/archive/aggregate.hpp"
+#include "mhtml/external/body.hpp"
+#include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 
@@ -52,7 +54,48 @@ struct part_info {
     mime::part_view part;
     std::uint64_t decoded_size = 0;
     std::string sha256;
+    bool has_md5 = false;
+    std::optional<bool> md5_matches;  // RFC 1864; nullopt: not a digest value
+    std::optional<external::body> external;
 };
+
+// An external-body part's model as JSON (URL-4.2: `md5` is what the header says; nothing
+// here is called verified).
+void write_external(json_writer& w, const external::body& b) {
+    const auto opt = [&](const char* key, const std::optional<std::string>& v) {
+        w.key(key);
+        v ? w.string(*v) : w.null();
+    };
+    w.begin_object();
+    w.key("access_type");
+    w.string(b.access_type);
+    w.key("access");
+    w.string(external::access_name(b.kind));
+    opt("url", b.url);
+    w.key("retrievable");
+    w.boolean(b.kind == external::access::url && b.retrievable_url());
+    opt("name", b.name);
+    opt("site", b.site);
+    opt("directory", b.directory);
+    opt("mode", b.mode);
+    opt("server", b.server);
+    opt("subject", b.subject);
+    opt("permission", b.permission);
+    opt("expiration", b.expiration);
+    w.key("expires_at");  // seconds since the epoch, when `expiration` parses
+    b.expires_at ? w.number(*b.expires_at) : w.null();
+    w.key("size");
+    b.size ? w.number(*b.size) : w.null();
+    w.key("content_type");
+    w.string(b.type.essence());
+    w.key("type_given");
+    w.boolean(b.type_given);
+    w.key("encoding");
+    w.string(mime::transfer_encoding_name(b.encoding));
+    opt("content_id", b.content_id);
+    opt("content_md5", b.content_md5);
+    w.end_object();
+}
 
 int run_ls(const ls_options& o) {
     auto opened = open_input("ls", o.file);
@@ -68,7 +111,7 @@ int run_ls(const ls_options& o) {
     std::string buf;
     std::vector<diagnostic> decoding;
     for (mime::part_view p : doc.parts()) {
-        part_info pi{p, 0, {}};
+        part_info pi{p, 0, {}, false, std::nullopt, std::nullopt};
         if (p.is_leaf()) {
             buf.clear();
             decoding.clear();
@@ -78,6 +121,17 @@ int run_ls(const ls_options& o) {
                 append_capped(diags, std::move(d), o.limits.max_diagnostics);
             pi.decoded_size = buf.size();
             if (o.hash) pi.sha256 = sha256_hex(buf);
+            if (auto md5 = p.header("Content-MD5")) {
+                pi.has_md5 = true;
+                pi.md5_matches =
+                    mime::content_md5_matches(md5->value(), buf, p.content_type().type == "text");
+            }
+        }
+        if (p.content_type().is("message", "external-body")) {
+            std::vector<diagnostic> found;
+            pi.external = external::read(doc, p, &found);
+            for (diagnostic& d : found)
+                append_capped(diags, std::move(d), o.limits.max_diagnostics);
         }
         infos.push_back(std::move(pi));
     }
@@ -149,6 +203,16 @@ int run_ls(const ls_options& o) {
             if (o.hash && p.is_leaf()) {
                 w.key("sha256");
                 w.string(pi.sha256);
+            }
+            if (pi.has_md5) {
+                // RFC 1864 over the decoded body (CRLF line breaks for text); null when the
+                // field is not a digest. A match is not a signature (URL-4.2).
+                w.key("md5_matches");
+                pi.md5_matches ? w.boolean(*pi.md5_matches) : w.null();
+            }
+            if (pi.external) {
+                w.key("external");
+                write_external(w, *pi.external);
             }
             w.end_object();
         }
@@ -226,6 +290,21 @@ int run_ls(const ls_options& o) {
             if (auto cid = p.content_id()) details += "id=<" + printable(*cid, 200) + "> ";
             if (auto loc = p.content_location())
                 details += "location=" + printable(*loc, 200) + ' ';
+            if (pi.external) {
+                details += "access-type=" + printable(pi.external->access_type, 40) + ' ';
+                if (pi.external->url) details += "url=" + printable(*pi.external->url, 200) + ' ';
+                if (pi.external->name)
+                    details += "name=" + printable(*pi.external->name, 200) + ' ';
+                if (pi.external->site)
+                    details += "site=" + printable(*pi.external->site, 200) + ' ';
+                details += "external-type=" + printable(pi.external->type.essence(), 60) + ' ';
+            }
+            if (pi.has_md5)
+                details += std::string("md5=") +
+                           (!pi.md5_matches   ? "malformed"
+                            : *pi.md5_matches ? "matches"
+                                              : "differs") +
+                           ' ';
             if (const auto& resolved = agg.info(p).location;
                 resolved && *resolved != p.content_location())
                 details += "resolved=" + printable(*resolved, 200) + ' ';
