@@ -32,6 +32,7 @@ runner add_inline_command(CLI::App& app);
 runner add_pack_command(CLI::App& app);
 runner add_repair_command(CLI::App& app);
 runner add_serve_command(CLI::App& app);
+runner add_fetch_external_command(CLI::App& app);
 
 /// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
 /// ..." and returns nullopt (the caller exits with exit_usage).

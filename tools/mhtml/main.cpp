@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
         "  mhtml pack site/ -o site.mhtml     a local page and what it needs as one archive\n"
         "  mhtml repair bad.mht -o ok.mhtml   a damaged archive written as one Chromium shows\n"
         "  mhtml serve ~/archives             browse a folder of archives from a local server\n"
+        "  mhtml fetch-external m.eml -o full.eml   retrieve the external bodies into the message\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
     runner pack = add_pack_command(app);
     runner repair = add_repair_command(app);
     runner serve = add_serve_command(app);
+    runner fetch_external = add_fetch_external_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -123,6 +125,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "pack") return pack();
             if (sub->get_name() == "repair") return repair();
             if (sub->get_name() == "serve") return serve();
+            if (sub->get_name() == "fetch-external") return fetch_external();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

@@ -1,0 +1,686 @@
+// Retrieving external bodies and materializing them (include/mhtml/external/retrieve.hpp).
+
+#include "mhtml/external/retrieve.hpp"
+
+#include <curl/curl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <mutex>
+
+#include "mhtml/ascii.hpp"
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/content_md5.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
+#include "mhtml/uri/reference.hpp"
+#include "mhtml/version.hpp"
+#include "text_cat.hpp"
+
+namespace mhtml::external {
+
+using mhtml::detail::cat;
+using status = retrieval::status;
+
+namespace {
+
+void init_curl() {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string scheme_of(std::string_view url) {
+    const uri::reference_parts p = uri::split_reference(url);
+    return p.has_scheme ? ascii::lowered(p.scheme) : std::string();
+}
+
+// Path segments %-encoded for an ftp URL (everything but unreserved characters and '/').
+std::string ftp_path(std::string_view s) {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    std::string out;
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (std::isalnum(c) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/') {
+            out += ch;
+        } else {
+            out += '%';
+            out += hex[c >> 4];
+            out += hex[c & 15];
+        }
+    }
+    return out;
+}
+
+std::optional<std::string> percent_decoded(std::string_view s) {
+    std::string out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out += s[i];
+            continue;
+        }
+        if (i + 2 >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i + 1])) ||
+            !std::isxdigit(static_cast<unsigned char>(s[i + 2])))
+            return std::nullopt;
+        out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+        i += 2;
+    }
+    return out;
+}
+
+// What one body asks for: a URL (curl) or a local file; or why nothing.
+struct job {
+    std::string url;                            // curl
+    std::optional<std::filesystem::path> file;  // local
+    std::uint64_t limit = 0;                    // octets at most
+};
+
+void refuse(retrieval& r, std::string reason, std::string message) {
+    r.st = status::refused;
+    r.reason = std::move(reason);
+    r.message = std::move(message);
+}
+
+void fail(retrieval& r, status s, std::string reason, std::string message) {
+    r.st = s;
+    r.reason = std::move(reason);
+    r.message = std::move(message);
+    r.data.clear();
+}
+
+// The local file a local-file part or a file: URL names, if it lies inside allow_local.
+std::optional<std::filesystem::path> local_path(const std::filesystem::path& wanted,
+                                                const retrieve_options& o, retrieval& r) {
+    if (!o.allow_local) {
+        refuse(r, "not_allowed",
+               cat("local file ", wanted.string(), " is read only with --allow-local DIR"));
+        return std::nullopt;
+    }
+    std::error_code ec;
+    const std::filesystem::path root = std::filesystem::canonical(*o.allow_local, ec);
+    if (ec) {
+        refuse(r, "not_allowed",
+               cat("the --allow-local folder ", o.allow_local->string(),
+                   " cannot be read: ", ec.message()));
+        return std::nullopt;
+    }
+    const std::filesystem::path p =
+        std::filesystem::canonical(wanted.is_absolute() ? wanted : root / wanted, ec);
+    if (ec) {
+        fail(r, status::failed, "not_found",
+             cat("local file ", wanted.string(), ": ", ec.message()));
+        return std::nullopt;
+    }
+    const auto [a, b] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+    if (a != root.end()) {
+        refuse(r, "not_allowed",
+               cat("local file ", wanted.string(), " (", p.string(), ") lies outside ",
+                   root.string(), " (--allow-local)"));
+        return std::nullopt;
+    }
+    return p;
+}
+
+// Plans one body: a job, or `r` says why not.
+std::optional<job> plan(const body& b, const retrieve_options& o, std::int64_t now, retrieval& r) {
+    if (b.expires_at && *b.expires_at < now && !o.ignore_expiration) {
+        refuse(r, "expired",
+               cat("the part expired on ", b.expiration.value_or(""),
+                   " (RFC 2046 5.2.3); --ignore-expiration retrieves it anyway"));
+        return std::nullopt;
+    }
+    job j;
+    j.limit = o.max_size;
+    if (b.size) j.limit = std::min<std::uint64_t>(j.limit, *b.size + *b.size / 10 + 1024);
+    switch (b.kind) {
+        case access::url: {
+            if (!b.url) {
+                refuse(r, "no_url", "access-type=URL without a URL parameter (URL-3.0.2)");
+                return std::nullopt;
+            }
+            r.url = *b.url;
+            const std::string scheme = scheme_of(*b.url);
+            if (scheme == "file") {
+                const uri::reference_parts p = uri::split_reference(*b.url);
+                const std::string host = ascii::lowered(p.authority);
+                const auto path = percent_decoded(p.path);
+                if (!path || (!host.empty() && host != "localhost")) {
+                    refuse(r, "not_allowed", cat(*b.url, " is not a file of this machine"));
+                    return std::nullopt;
+                }
+                j.file = local_path(*path, o, r);
+                if (!j.file) return std::nullopt;
+                return j;
+            }
+            if (!retrieving_scheme(*b.url)) {
+                refuse(r, "scheme",
+                       cat(*b.url, ": only http, https and ftp URLs are retrieved (URL-2.2)"));
+                return std::nullopt;
+            }
+            j.url = *b.url;
+            return j;
+        }
+        case access::anon_ftp:
+        case access::ftp: {
+            if (!b.name || !b.site) {
+                refuse(r, "parameter",
+                       cat("access-type=", b.access_type,
+                           " without name and site (RFC 2046 5.2.3.1)"));
+                return std::nullopt;
+            }
+            std::string path;
+            if (b.directory && !b.directory->empty()) path = cat(*b.directory, "/");
+            path += *b.name;
+            j.url = cat("ftp://", *b.site, "/", ftp_path(path));
+            if (b.mode) {
+                const std::string m = ascii::lowered(*b.mode);
+                if (m == "image") j.url += ";type=i";
+                if (m == "ascii") j.url += ";type=a";
+            }
+            r.url = j.url;
+            return j;
+        }
+        case access::local_file: {
+            if (!b.name) {
+                refuse(r, "parameter", "access-type=local-file without a name (RFC 2046 5.2.3.4)");
+                return std::nullopt;
+            }
+            r.url = *b.name;
+            if (b.site) {
+                char host[256] = {};
+                ::gethostname(host, sizeof host - 1);
+                const std::string s = ascii::lowered(*b.site);
+                if (s != "localhost" && s != ascii::lowered(host)) {
+                    refuse(
+                        r, "not_allowed",
+                        cat("local file ", *b.name, " is on ", *b.site, ", not on this machine"));
+                    return std::nullopt;
+                }
+            }
+            j.file = local_path(*b.name, o, r);
+            if (!j.file) return std::nullopt;
+            return j;
+        }
+        default:
+            refuse(r, "access_type",
+                   cat("access-type=", b.access_type.empty() ? "(none)" : b.access_type,
+                       " is not retrieved (only URL, anon-ftp, ftp and, with --allow-local, "
+                       "local-file)"));
+            return std::nullopt;
+    }
+}
+
+struct transfer {
+    std::size_t index = 0;
+    CURL* easy = nullptr;
+    curl_slist* headers = nullptr;
+    std::string body, location, content_type;
+    std::uint64_t limit = 0;
+    bool too_large = false;
+    std::vector<std::string> chain;
+    std::chrono::steady_clock::time_point started;
+    char error[CURL_ERROR_SIZE] = {};
+    ~transfer() {
+        if (easy) curl_easy_cleanup(easy);
+        if (headers) curl_slist_free_all(headers);
+    }
+};
+
+std::size_t on_body(char* p, std::size_t, std::size_t n, void* ud) {
+    auto* t = static_cast<transfer*>(ud);
+    if (t->body.size() + n > t->limit) {
+        t->too_large = true;
+        return 0;  // the transfer stops here
+    }
+    try {  // no exception may cross libcurl's C frames
+        t->body.append(p, n);
+    } catch (...) {
+        t->too_large = true;
+        return 0;
+    }
+    return n;
+}
+
+std::size_t on_header(char* p, std::size_t, std::size_t n, void* ud) {
+    auto* t = static_cast<transfer*>(ud);
+    std::string_view line(p, n);
+    if (line.starts_with("HTTP/")) {
+        t->location.clear();
+        t->content_type.clear();
+        return n;
+    }
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) return n;
+    const std::string_view name = line.substr(0, colon);
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+        value.remove_prefix(1);
+    while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
+        value.remove_suffix(1);
+    try {
+        if (ascii::iequals(name, "location")) t->location = value;
+        if (ascii::iequals(name, "content-type")) t->content_type = value;
+    } catch (...) {
+        return 0;
+    }
+    return n;
+}
+
+// Checks the data of a finished retrieval against its body: type (HTTP only), transfer
+// encoding, Content-MD5.
+void accept_data(const body& b, retrieval& r, std::string data, bool typed) {
+    if (typed) {
+        mime::value_issues issues;
+        const mime::content_type got = mime::parse_content_type(r.content_type, issues);
+        if (r.content_type.empty() || !ascii::iequals(got.essence(), b.type.essence())) {
+            fail(r, status::type_mismatch, "type",
+                 cat(r.url, " answered ",
+                     r.content_type.empty() ? std::string("without a Content-Type")
+                                            : cat("with type ", got.essence()),
+                     ", not the ", b.type.essence(), " the part declares; discarded (URL-3.1.8)"));
+            return;
+        }
+    }
+    if (b.encoding == mime::transfer_encoding::base64 ||
+        b.encoding == mime::transfer_encoding::quoted_printable) {
+        std::string decoded;
+        if (b.encoding == mime::transfer_encoding::base64)
+            mime::base64_decode(data, decoded);
+        else
+            mime::qp_decode(data, decoded);
+        data = std::move(decoded);
+    }
+    if (b.content_md5) {
+        r.md5_matches = mime::content_md5_matches(*b.content_md5, data, b.type.type == "text");
+        if (r.md5_matches != true) {
+            fail(
+                r, status::md5_mismatch, "md5",
+                cat(r.url, ": the data's MD5 is ", mime::content_md5(data, b.type.type == "text"),
+                    ", not the Content-MD5 ", *b.content_md5, " of the part; discarded (URL-4.1)"));
+            return;
+        }
+    }
+    r.st = status::fetched;
+    r.reason.clear();
+    r.message = cat(r.url, ": ", std::to_string(data.size()), " octets");
+    r.data = std::move(data);
+}
+
+void read_local(const body& b, const job& j, retrieval& r) {
+    std::error_code ec;
+    const std::uint64_t size = std::filesystem::file_size(*j.file, ec);
+    if (ec) {
+        fail(r, status::failed, "not_found", cat(j.file->string(), ": ", ec.message()));
+        return;
+    }
+    if (size > j.limit) {
+        fail(r, status::too_large, "too_large",
+             cat(j.file->string(), " has ", std::to_string(size), " octets, more than ",
+                 std::to_string(j.limit), b.size ? " (the part's size, with its tolerance)" : ""));
+        return;
+    }
+    std::ifstream in(*j.file, std::ios::binary);
+    std::string data(size, '\0');
+    in.read(data.data(), static_cast<std::streamsize>(size));
+    if (!in) {
+        fail(r, status::failed, "unreadable", cat(j.file->string(), " cannot be read"));
+        return;
+    }
+    accept_data(b, r, std::move(data), false);
+}
+
+class runner {
+public:
+    runner(const std::vector<body>& bodies, const retrieve_options& o, std::vector<retrieval>& out)
+        : bodies_(bodies), o_(o), out_(out) {
+        init_curl();
+        multi_ = curl_multi_init();
+        curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                          static_cast<long>(std::max<std::size_t>(1, o.parallel)));
+        agent_ = o.user_agent.empty() ? std::string("mhtml/") + MHTML_VERSION_STRING : o.user_agent;
+    }
+    ~runner() {
+        for (auto& t : running_) curl_multi_remove_handle(multi_, t->easy);
+        running_.clear();
+        curl_multi_cleanup(multi_);
+    }
+    runner(const runner&) = delete;
+    runner& operator=(const runner&) = delete;
+
+    void queue(std::size_t index, std::string url, std::uint64_t limit) {
+        auto t = std::make_unique<transfer>();
+        t->index = index;
+        t->limit = limit;
+        t->chain.push_back(std::move(url));
+        t->started = std::chrono::steady_clock::now();
+        waiting_.push_back(std::move(t));
+    }
+
+    void run() {
+        for (;;) {
+            while (running_.size() < std::max<std::size_t>(1, o_.parallel) && !waiting_.empty()) {
+                std::unique_ptr<transfer> t = std::move(waiting_.front());
+                waiting_.erase(waiting_.begin());
+                start(std::move(t));
+            }
+            if (running_.empty()) return;
+            int still = 0;
+            curl_multi_perform(multi_, &still);
+            int n = 0;
+            while (CURLMsg* m = curl_multi_info_read(multi_, &n)) {
+                if (m->msg != CURLMSG_DONE) continue;
+                auto it = std::find_if(running_.begin(), running_.end(),
+                                       [&](const auto& t) { return t->easy == m->easy_handle; });
+                if (it == running_.end()) continue;
+                std::unique_ptr<transfer> t = std::move(*it);
+                running_.erase(it);
+                curl_multi_remove_handle(multi_, t->easy);
+                finish(std::move(t), m->data.result);
+            }
+            if (!running_.empty()) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+        }
+    }
+
+private:
+    const std::vector<body>& bodies_;
+    const retrieve_options& o_;
+    std::vector<retrieval>& out_;
+    CURLM* multi_ = nullptr;
+    std::string agent_;
+    std::vector<std::unique_ptr<transfer>> waiting_, running_;
+
+    void start(std::unique_ptr<transfer> t) {
+        retrieval& r = out_[t->index];
+        const body& b = bodies_[t->index];
+        const auto spent = std::chrono::steady_clock::now() - t->started;
+        const auto left = o_.timeout - std::chrono::duration_cast<std::chrono::milliseconds>(spent);
+        if (left.count() <= 0) {
+            fail(r, status::failed, "timeout", cat(r.url, " timed out (redirects included)"));
+            return;
+        }
+        t->body.clear();
+        t->easy = curl_easy_init();
+        if (!t->easy) {
+            fail(r, status::failed, "network", "curl_easy_init failed");
+            return;
+        }
+        r.url = t->chain.back();
+        CURL* h = t->easy;
+        curl_easy_setopt(h, CURLOPT_URL, r.url.c_str());
+        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,ftp");
+        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // each hop is checked here
+        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+        const std::string accept = cat("Accept: ", b.type.essence());
+        t->headers = curl_slist_append(t->headers, accept.c_str());
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->headers);
+        curl_easy_setopt(h, CURLOPT_USERAGENT, agent_.c_str());
+        if (!o_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o_.ca_file.c_str());
+        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
+        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                         static_cast<long>(o_.connect_timeout.count()));
+        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+                         static_cast<curl_off_t>(std::min<std::uint64_t>(t->limit, 1ull << 62)));
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
+        curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+        curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
+        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
+        if (curl_multi_add_handle(multi_, h) != CURLM_OK) {
+            fail(r, status::failed, "network", "curl_multi_add_handle failed");
+            return;
+        }
+        running_.push_back(std::move(t));
+    }
+
+    void finish(std::unique_ptr<transfer> t, CURLcode rc) {
+        retrieval& r = out_[t->index];
+        const body& b = bodies_[t->index];
+        const std::string at = r.url;
+        if (rc != CURLE_OK) {
+            const std::string detail = t->error[0] ? std::string(t->error) : curl_easy_strerror(rc);
+            if (t->too_large || rc == CURLE_FILESIZE_EXCEEDED)
+                fail(r, status::too_large, "too_large",
+                     cat(at, " is larger than ", std::to_string(t->limit), " octets",
+                         b.size ? cat(" (the part's size=", std::to_string(*b.size),
+                                      ", with a tenth and 1 KiB more)")
+                                : std::string(" (--max-size)"),
+                         "; the transfer was stopped"));
+            else if (rc == CURLE_OPERATION_TIMEDOUT)
+                fail(r, status::failed, "timeout", cat(at, " timed out: ", detail));
+            else if (rc == CURLE_PARTIAL_FILE)
+                fail(r, status::failed, "truncated", cat(at, ": the body is truncated: ", detail));
+            else
+                fail(r, status::failed, "network",
+                     cat(at, ": ", curl_easy_strerror(rc), " (", detail, ")"));
+            return;
+        }
+        const std::string scheme = scheme_of(at);
+        if (scheme == "ftp") {
+            accept_data(b, r, std::move(t->body), false);
+            return;
+        }
+        long s = 0;
+        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &s);
+        const bool redirect = s == 301 || s == 302 || s == 303 || s == 307 || s == 308;
+        if (redirect && !t->location.empty()) {
+            const auto next = uri::resolve(at, t->location);
+            const std::string to = next ? *next : t->location;
+            const std::string to_scheme = next ? scheme_of(*next) : std::string();
+            std::string refused;
+            if (!next || to_scheme.empty())
+                refused = cat("a Location that is not a URL ('", t->location, "')");
+            else if (to_scheme != "http" && to_scheme != "https" && to_scheme != "ftp")
+                refused = cat("a redirect to '", to, "', which is not http, https or ftp");
+            else if (scheme == "https" && to_scheme != "https")
+                refused = cat("a redirect from https to ", to_scheme, " ('", to, "')");
+            else if (std::find(t->chain.begin(), t->chain.end(), to) != t->chain.end())
+                refused = cat("a redirect loop (back to '", to, "')");
+            else if (t->chain.size() > o_.max_redirects)
+                refused = cat("more than ", std::to_string(o_.max_redirects), " redirects");
+            if (!refused.empty()) {
+                refuse(
+                    r, "redirect",
+                    cat(at, " answered ", std::to_string(s), " with ", refused, "; not followed"));
+                return;
+            }
+            ++r.redirects;
+            t->chain.push_back(to);
+            curl_easy_cleanup(t->easy);
+            t->easy = nullptr;
+            curl_slist_free_all(t->headers);
+            t->headers = nullptr;
+            start(std::move(t));
+            return;
+        }
+        if (s < 200 || s > 299) {
+            fail(r, status::failed, cat("http_", std::to_string(s)),
+                 cat(at, " answered HTTP status ", std::to_string(s),
+                     redirect ? " without a Location" : ""));
+            return;
+        }
+        r.content_type = t->content_type;
+        accept_data(b, r, std::move(t->body), true);
+    }
+};
+
+}  // namespace
+
+std::string_view status_name(retrieval::status s) noexcept {
+    switch (s) {
+        case status::fetched:
+            return "fetched";
+        case status::refused:
+            return "refused";
+        case status::failed:
+            return "failed";
+        case status::type_mismatch:
+            return "type_mismatch";
+        case status::md5_mismatch:
+            return "md5_mismatch";
+        case status::too_large:
+            return "too_large";
+    }
+    return "failed";
+}
+
+std::vector<retrieval> retrieve(const std::vector<body>& bodies, const retrieve_options& o) {
+    std::vector<retrieval> out(bodies.size());
+    const std::int64_t now = o.now ? *o.now : static_cast<std::int64_t>(std::time(nullptr));
+    runner net(bodies, o, out);
+    for (std::size_t i = 0; i < bodies.size(); ++i) {
+        const auto j = plan(bodies[i], o, now, out[i]);
+        if (!j) continue;
+        if (j->file)
+            read_local(bodies[i], *j, out[i]);
+        else
+            net.queue(i, j->url, j->limit);
+    }
+    net.run();
+    return out;
+}
+
+namespace {
+
+bool starts_content(std::string_view name) {
+    return ascii::istarts_with(name, "content-");
+}
+
+// The data of a part as written: 7bit for ASCII text in short lines with `eol` line ends,
+// quoted-printable for other text, base64 otherwise; never a body with a line starting "--"
+// (it could read as a delimiter of an enclosing multipart).
+std::pair<std::string, std::string> encode_for_part(std::string_view data, bool text,
+                                                    std::string_view eol) {
+    const auto has_dash_line = [](std::string_view s) {
+        if (s.starts_with("--")) return true;
+        for (std::size_t at = 0; (at = s.find('\n', at)) != std::string_view::npos; ++at)
+            if (s.substr(at + 1).starts_with("--")) return true;
+        return false;
+    };
+    if (text) {
+        bool plain = true;
+        std::size_t line = 0;
+        for (std::size_t i = 0; i < data.size() && plain; ++i) {
+            const auto c = static_cast<unsigned char>(data[i]);
+            if (eol == "\r\n" && c == '\r' && i + 1 < data.size() && data[i + 1] == '\n') {
+                ++i;
+                line = 0;
+            } else if (eol == "\n" && c == '\n') {
+                line = 0;
+            } else if (c == 0 || c == '\r' || c == '\n' || c >= 0x80 || ++line > 998) {
+                plain = false;
+            }
+        }
+        if (plain && !has_dash_line(data)) return {"7bit", std::string(data)};
+        if (eol == "\r\n") {
+            std::string qp = mime::qp_encode(data, mime::qp_mode::text);
+            if (!has_dash_line(qp)) return {"quoted-printable", std::move(qp)};
+        }
+    }
+    std::string b64 = mime::base64_encode(data);
+    if (b64.ends_with("\r\n")) b64.resize(b64.size() - 2);
+    if (eol == "\n") {
+        std::string lf;
+        for (char c : b64)
+            if (c != '\r') lf += c;
+        b64 = std::move(lf);
+    }
+    return {"base64", std::move(b64)};
+}
+
+// The ordinary part that replaces external-body part `p` once `data` is retrieved.
+std::string replacement(const mime::part_view& p, const body& b, std::string_view data) {
+    const std::string_view raw = p.raw();
+    const std::size_t first_eol = raw.find('\n');
+    const std::string eol =
+        first_eol != std::string_view::npos && first_eol > 0 && raw[first_eol - 1] == '\r' ? "\r\n"
+                                                                                           : "\n";
+    const auto line = [&](std::string_view field) {
+        std::string f(field);
+        while (!f.empty() && (f.back() == '\r' || f.back() == '\n')) f.pop_back();
+        return f + eol;
+    };
+    const std::vector<mime::part_view> children = p.children();
+    std::string head;
+    bool inner_description = false, inner_disposition = false;
+    if (!children.empty())
+        for (const mime::header_field_view f : children.front().headers()) {
+            inner_description |= f.is("Content-Description");
+            inner_disposition |= f.is("Content-Disposition");
+        }
+    for (const mime::header_field_view f : p.headers())
+        if (!starts_content(f.name()) || (f.is("Content-Description") && !inner_description) ||
+            (f.is("Content-Disposition") && !inner_disposition))
+            head += line(f.raw());
+    if (!children.empty())
+        for (const mime::header_field_view f : children.front().headers())
+            if (!f.is("Content-Transfer-Encoding")) head += line(f.raw());
+    auto [cte, encoded] = encode_for_part(data, b.type.type == "text", eol);
+    head += cat("Content-Transfer-Encoding: ", cte, eol);
+    return cat(head, eol, encoded);
+}
+
+}  // namespace
+
+std::string materialize(const mime::document& doc, const retrieve_options& o,
+                        materialize_report& rep) {
+    std::vector<mime::part_view> parts;
+    std::vector<body> bodies;
+    std::vector<std::size_t> entry;  // report index of each retrieved part
+    for (const mime::part_view& p : doc.parts()) {
+        if (!p.content_type().is("message", "external-body")) continue;
+        auto b = read(doc, p, nullptr);
+        if (!b) continue;
+        materialized_part mp;
+        mp.path = p.path();
+        mp.offset = b->offset;
+        mp.model = *b;
+        if (p.in_decoded_body()) {
+            refuse(mp.result, "encoded",
+                   "the part lies inside a base64 or quoted-printable body, which is copied as "
+                   "it is");
+        } else {
+            parts.push_back(p);
+            bodies.push_back(*b);
+            entry.push_back(rep.parts.size());
+        }
+        rep.parts.push_back(std::move(mp));
+    }
+    std::vector<retrieval> results = retrieve(bodies, o);
+    const std::string_view in = doc.bytes();
+    std::string out;
+    out.reserve(in.size());
+    std::uint64_t at = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+        materialized_part& mp = rep.parts[entry[i]];
+        mp.result = std::move(results[i]);
+        if (mp.result.st != status::fetched) continue;
+        const mime::part_view& p = parts[i];
+        const std::uint64_t start = p.offset();
+        std::uint64_t end = start + p.raw().size();
+        // With an empty phantom body, the entity's last line end is also the one that starts
+        // the next delimiter line: that one stays, for the delimiter.
+        if (end < in.size() && in.substr(end).starts_with("--")) {
+            if (end >= start + 2 && in.substr(end - 2, 2) == "\r\n")
+                end -= 2;
+            else if (end > start && in[end - 1] == '\n')
+                end -= 1;
+        }
+        if (start < at || end > in.size()) continue;  // nested in one replaced already
+        out.append(in.substr(at, start - at));
+        out += replacement(p, bodies[i], mp.result.data);
+        at = end;
+        mp.replaced = true;
+    }
+    out.append(in.substr(at));
+    for (const materialized_part& mp : rep.parts) {
+        if (mp.replaced)
+            ++rep.fetched;
+        else
+            ++rep.failed;
+    }
+    return out;
+}
+
+}  // namespace mhtml::external
