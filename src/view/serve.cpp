@@ -4,11 +4,13 @@
 
 #include "mhtml/view/serve.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -187,6 +189,12 @@ struct file_identity {
     bool operator==(const file_identity&) const = default;
 };
 
+file_identity identity_from(const struct stat& st) {
+    return file_identity{
+        static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
+        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+}
+
 std::optional<file_identity> identity_of(const std::filesystem::path& p, std::string& error) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) {
@@ -197,9 +205,51 @@ std::optional<file_identity> identity_of(const std::filesystem::path& p, std::st
         error = "not a regular file";
         return std::nullopt;
     }
-    return file_identity{
-        static_cast<std::uint64_t>(st.st_size), static_cast<std::uint64_t>(st.st_ino),
-        static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+    return identity_from(st);
+}
+
+// The file's octets and the identity of what was read: one descriptor, fstat'ed, so that a
+// file replaced meanwhile is never paired with the other file's identity. Read again (up to
+// three times) when the file changed while it was read.
+std::optional<std::pair<file_identity, std::string>> read_file(const std::filesystem::path& p,
+                                                               std::string& error) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        error = std::strerror(errno);
+        return std::nullopt;
+    }
+    std::optional<std::pair<file_identity, std::string>> out;
+    for (int attempt = 0; attempt < 3 && !out; ++attempt) {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            error = "not a regular file";
+            break;
+        }
+        std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+        std::size_t got = 0;
+        bool failed = false;
+        while (got < bytes.size()) {
+            const ssize_t n =
+                ::pread(fd, bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) failed = true;
+            if (n <= 0) break;  // cut while read: what came
+            got += static_cast<std::size_t>(n);
+        }
+        if (failed) {
+            error = std::strerror(errno);
+            break;
+        }
+        bytes.resize(got);
+        struct stat after {};
+        if (::fstat(fd, &after) == 0 && identity_from(after) == identity_from(st) &&
+            got == static_cast<std::size_t>(st.st_size))
+            out.emplace(identity_from(st), std::move(bytes));
+        else if (attempt == 2)
+            out.emplace(identity_from(after), std::move(bytes));  // still changing: what came
+    }
+    ::close(fd);
+    return out;
 }
 
 struct summary {
@@ -209,8 +259,9 @@ struct summary {
 
 // One archive read into memory, with its aggregate and the URL of each leaf.
 struct loaded {
-    static inline std::atomic<std::uint64_t> serials{0};
-    const std::uint64_t serial = ++serials;  // names this reading in response_cache
+    // Names these octets in response_cache: the same for every reading of an unchanged file
+    // (set by server::impl::open before the reading is shared).
+    std::uint64_t serial = 0;
     file_identity id;
     mime::document doc;
     archive::aggregate agg;
@@ -316,6 +367,18 @@ struct archive_entry {
     std::optional<summary> sum;
     std::string error;  // why it last failed to open
     std::uint64_t last_use = 0;
+    // The response cache's name for the octets of the file as last read, and their identity:
+    // kept when the archive is let go, so that reading the unchanged file again finds its
+    // responses still cached.
+    std::uint64_t serial = 0;
+    std::optional<file_identity> serial_of;
+};
+
+// Octets of archives alive in memory: counted from reading to the moment the last response
+// that borrows from an archive is written (a deleter counts down), not only while the index
+// holds it.
+struct memory_meter {
+    std::atomic<std::uint64_t> bytes{0};
 };
 
 bool archive_name(const std::filesystem::path& p) {
@@ -389,9 +452,15 @@ public:
         if (size > budget_ / 4) return;
         std::lock_guard<std::mutex> lock(m_);
         const key k{serial, part, download};
-        if (map_.count(k)) return;
-        lru_.emplace_front(k, std::move(r));
-        map_.emplace(k, lru_.begin());
+        const auto [slot, fresh] = map_.try_emplace(k);
+        if (!fresh) return;
+        try {  // the map and the list stay in step if either allocation fails
+            lru_.emplace_front(k, std::move(r));
+        } catch (...) {
+            map_.erase(slot);
+            throw;
+        }
+        slot->second = lru_.begin();
         bytes_ += size;
         while (bytes_ > budget_ && !lru_.empty()) {
             bytes_ -= lru_.back().second->charge();
@@ -454,8 +523,8 @@ struct server::impl {
     std::atomic<bool> stopping{false};
     std::atomic<std::uint64_t> clock{0};
 
-    std::mutex memory_m;
-    std::uint64_t in_memory = 0;
+    std::shared_ptr<memory_meter> meter = std::make_shared<memory_meter>();
+    std::atomic<std::uint64_t> serials{0};
     std::thread indexer;
     std::mutex log_m;
 
@@ -533,48 +602,43 @@ struct server::impl {
         }
         // Read and parsed without the lock, so that the index page and other requests do not
         // wait for a large archive (two requests may both read it; the first one kept wins).
-        std::ifstream in(a.path, std::ios::binary);
-        std::string bytes;
-        if (in) {
-            bytes.resize(id->size);
-            in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-            bytes.resize(static_cast<std::size_t>(in.gcount()));  // cut while read: what came
-        }
-        if (!in && !in.eof()) {
+        auto read = read_file(a.path, why);
+        if (!read) {
             std::lock_guard<std::mutex> lock(a.m);
-            a.error = "the archive cannot be read";
+            release(a);
+            a.error = cat("the archive cannot be read: ", why);
             error = a.error;
             return nullptr;
         }
-        auto doc = std::make_shared<const loaded>(*id, std::move(bytes));
+        const std::uint64_t size = read->second.size();
+        meter->bytes += size;
+        std::shared_ptr<loaded> fresh(new loaded(read->first, std::move(read->second)),
+                                      [m = meter, size](loaded* l) {
+                                          m->bytes -= size;
+                                          delete l;
+                                      });
         std::lock_guard<std::mutex> lock(a.m);
-        if (a.doc && a.doc->id == doc->id) return a.doc;
-        release(a);
-        a.sum = doc->sum;
-        a.error.clear();
-        a.doc = doc;
-        {
-            std::lock_guard<std::mutex> m(memory_m);
-            in_memory += doc->id.size;
+        if (a.doc && a.doc->id == fresh->id) return a.doc;
+        if (!a.serial_of || !(*a.serial_of == fresh->id)) {
+            a.serial = ++serials;
+            a.serial_of = fresh->id;
         }
-        return doc;
+        fresh->serial = a.serial;
+        release(a);
+        a.sum = fresh->sum;
+        a.error.clear();
+        a.doc = std::move(fresh);
+        return a.doc;
     }
 
     void release(archive_entry& a) {  // a.m held
-        if (!a.doc) return;
-        std::lock_guard<std::mutex> m(memory_m);
-        in_memory -= std::min(in_memory, a.doc->id.size);
         a.doc.reset();
     }
 
-    // Lets go of the least recently used archives beyond the budget (requests in flight keep
-    // theirs alive).
+    // Lets go of the least recently used archives while more than the budget is in memory
+    // (requests in flight keep theirs alive, and they count until they are done).
     void trim(const archive_entry* keep) {
-        for (;;) {
-            {
-                std::lock_guard<std::mutex> m(memory_m);
-                if (in_memory <= opt.memory_budget) return;
-            }
+        while (meter->bytes.load() > opt.memory_budget) {
             archive_entry* oldest = nullptr;
             std::uint64_t when = UINT64_MAX;
             for (auto& a : archives) {
@@ -1211,6 +1275,10 @@ std::string server::url() const {
                                  ? cat("[", impl_->opt.listen, "]")
                                  : impl_->opt.listen;
     return cat("http://", host, ":", std::to_string(impl_->bound_port), "/");
+}
+
+std::uint64_t server::cached_bytes() const {
+    return impl_->cache.bytes();
 }
 
 std::size_t server::archive_count() const noexcept {

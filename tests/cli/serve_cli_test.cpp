@@ -99,7 +99,8 @@ TEST(CliServe, PrintsItsUrlLogsEachRequestAndStopsCleanlyOnSigterm) {
     posix_spawn_file_actions_adddup2(&fa, err[1], 2);
     posix_spawn_file_actions_addclose(&fa, out[0]);
     posix_spawn_file_actions_addclose(&fa, err[0]);
-    std::vector<std::string> args{MHTML_CLI_PATH, "serve", file, "--port", "0", "--json-log"};
+    std::vector<std::string> args{MHTML_CLI_PATH, "serve",   file, "--port",   "0",
+                                  "--json-log",   "--cache", "1M", "--memory", "64M"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -143,6 +144,8 @@ TEST(CliServe, UsageErrorsExitTwo) {
     EXPECT_EQ(run_cli("serve " + a + " --port 70000").status, 2);
     EXPECT_EQ(run_cli("serve " + a + " --listen not-an-address").status, 2);
     EXPECT_EQ(run_cli("serve " + a + " --cache lots").status, 2);
+    EXPECT_EQ(run_cli("serve " + a + " --cache -1").status, 2);
+    EXPECT_EQ(run_cli("serve " + a + " --memory 10").status, 2);  // under 1 MiB
 }
 
 }  // namespace

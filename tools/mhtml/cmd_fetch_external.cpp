@@ -144,7 +144,8 @@ runner add_fetch_external_command(CLI::App& app) {
                     "seconds per retrieval, redirects included (default 60)")
         ->check(CLI::Range(0.1, 86400.0));
     cmd->add_option("--max-size", o->max_size, "octets of one body at most, e.g. 100M (default 1G)")
-        ->transform(CLI::AsSizeValue(false));
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
     cmd->add_option("--parallel", o->parallel, "transfers at once (default 8)")
         ->check(CLI::Range(1u, 256u));
     cmd->add_flag("--ignore-expiration", o->ignore_expiration,

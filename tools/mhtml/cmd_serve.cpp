@@ -182,10 +182,13 @@ runner add_serve_command(CLI::App& app) {
     cmd->add_option("--memory", o->memory,
                     "octets of archives kept in memory, e.g. 2G (default 1G); the least recently "
                     "used are let go beyond it")
-        ->transform(CLI::AsSizeValue(false));
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Range(std::uint64_t{1} << 20, std::uint64_t{1} << 50));
     cmd->add_option("--cache", o->cache,
-                    "octets of decoded and rewritten parts kept ready, e.g. 512M (default 256M)")
-        ->transform(CLI::AsSizeValue(false));
+                    "octets of decoded and rewritten parts kept ready, e.g. 512M (default 256M; "
+                    "0: none)")
+        ->transform(CLI::AsSizeValue(false))
+        ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 50));
     cmd->add_flag("--open", o->open, "open the index page in the desktop's browser (xdg-open)");
     cmd->add_flag("--json-log", o->json_log, "the access log as JSON lines on standard error");
     cmd->add_flag("-q,--quiet", o->quiet, "no access log");

@@ -114,6 +114,8 @@ public:
     [[nodiscard]] std::uint16_t port() const noexcept;
     /// The URL of the index page, e.g. "http://127.0.0.1:8080/".
     [[nodiscard]] std::string url() const;
+    /// Octets the response cache holds now (serve_options::response_cache_bytes bounds it).
+    [[nodiscard]] std::uint64_t cached_bytes() const;
     [[nodiscard]] std::size_t archive_count() const noexcept;
     /// The ticket of the archive at `path` (as listed), or "" when it is not served.
     [[nodiscard]] std::string ticket_of(const std::filesystem::path& path) const;
