@@ -603,16 +603,22 @@ std::string replacement(const mime::part_view& p, const body& b, std::string_vie
     };
     const std::vector<mime::part_view> children = p.children();
     std::string head;
-    bool inner_description = false, inner_disposition = false;
-    if (!children.empty())
-        for (const mime::header_field_view f : children.front().headers()) {
-            inner_description |= f.is("Content-Description");
-            inner_disposition |= f.is("Content-Disposition");
-        }
-    for (const mime::header_field_view f : p.headers())
-        if (!starts_content(f.name()) || (f.is("Content-Description") && !inner_description) ||
-            (f.is("Content-Disposition") && !inner_disposition))
-            head += line(f.raw());
+    // The outer header's fields, but those that describe the external-body itself, and the
+    // Content-* ones the encapsulated header gives too (a Content-Location on the outer
+    // header, as pack writes it, labels the object).
+    const auto inner_has = [&](std::string_view name) {
+        if (children.empty()) return false;
+        for (const mime::header_field_view f : children.front().headers())
+            if (f.is(name)) return true;
+        return false;
+    };
+    for (const mime::header_field_view f : p.headers()) {
+        if (starts_content(f.name()) &&
+            (f.is("Content-Type") || f.is("Content-Transfer-Encoding") || f.is("Content-MD5") ||
+             f.is("Content-Length") || inner_has(f.name())))
+            continue;
+        head += line(f.raw());
+    }
     if (!children.empty())
         for (const mime::header_field_view f : children.front().headers())
             if (!f.is("Content-Transfer-Encoding")) head += line(f.raw());

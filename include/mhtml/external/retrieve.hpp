@@ -92,12 +92,14 @@ struct materialize_report {
     std::size_t fetched = 0, failed = 0;  ///< failed: every part not replaced
 };
 
-/// `input` with every external-body part that retrieves and checks out replaced by an
-/// ordinary body part: the encapsulated header's fields (Content-MD5 kept, as it matched;
-/// the Content-Transfer-Encoding chosen anew: 7bit for short-lined ASCII text with CRLF,
-/// quoted-printable for other text, base64 otherwise), the outer header's fields that are not
-/// Content-* (a top-level message keeps From, Subject, ...), and the data. Everything else is
-/// copied octet for octet. Parts inside a decoded body (an encoded message) are not replaced.
+/// The document with every external-body part that retrieves and checks out replaced by an
+/// ordinary body part: the encapsulated header's fields (Content-MD5 kept, as it matched), the
+/// outer header's other fields (a top-level message keeps From, Subject...; a Content-Location
+/// or Content-Description there is kept unless the encapsulated header has its own), a
+/// Content-Transfer-Encoding chosen anew (7bit for short-lined ASCII text, quoted-printable for
+/// other text, base64 otherwise, and never a body with a line that starts with "--"), and the
+/// data. The file's line ends (CRLF or LF) are kept. Everything else is copied octet for
+/// octet. Parts inside a decoded body (an encoded message) are not replaced.
 MHTML_EXPORT std::string materialize(const mime::document& doc, const retrieve_options& options,
                                      materialize_report& report);
 
