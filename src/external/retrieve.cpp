@@ -449,6 +449,8 @@ private:
                          "; the transfer was stopped"));
             else if (rc == CURLE_OPERATION_TIMEDOUT)
                 fail(r, status::failed, "timeout", cat(at, " timed out: ", detail));
+            else if (rc == CURLE_REMOTE_FILE_NOT_FOUND)
+                fail(r, status::failed, "not_found", cat(at, ": no such file (", detail, ")"));
             else if (rc == CURLE_PARTIAL_FILE)
                 fail(r, status::failed, "truncated", cat(at, ": the body is truncated: ", detail));
             else

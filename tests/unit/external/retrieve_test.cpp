@@ -4,7 +4,12 @@
 // after the URL-... rows they check.
 #include "mhtml/external/retrieve.hpp"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -14,6 +19,8 @@
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "support/loopback_http.hpp"
+
+extern char** environ;
 
 namespace mhtml::external {
 namespace {
@@ -313,6 +320,90 @@ TEST(Retrieve, ManyPartsInParallelOnFewConnections) {
     }
     EXPECT_LE(s.peak_connections(), 4);
     EXPECT_LT(s.connections(), 60);  // reused
+}
+
+// tests/support/ftp_server.py (Debian's python3-pyftpdlib) serving `folder` to anonymous
+// users on 127.0.0.1; stopped when this object goes (its standard input closes).
+class ftp_server {
+public:
+    explicit ftp_server(const std::filesystem::path& folder) {
+        int in[2], out[2];
+        if (::pipe(in) != 0 || ::pipe(out) != 0) return;
+        posix_spawn_file_actions_t fa;
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+        posix_spawn_file_actions_addclose(&fa, in[1]);
+        posix_spawn_file_actions_addclose(&fa, out[0]);
+        const std::string script =
+            (std::filesystem::path(MHTML_TEST_DATA) / ".." / "support" / "ftp_server.py").string();
+        std::string python = "/usr/bin/python3", dir = folder.string();
+        char* argv[] = {python.data(), const_cast<char*>(script.c_str()), dir.data(), nullptr};
+        const bool spawned = posix_spawn(&pid_, argv[0], &fa, nullptr, argv, environ) == 0;
+        posix_spawn_file_actions_destroy(&fa);
+        ::close(in[0]);
+        ::close(out[1]);
+        stdin_ = in[1];
+        if (!spawned) pid_ = 0;
+        std::string line;
+        const auto end = std::chrono::steady_clock::now() + 20s;
+        while (pid_ && line.find('\n') == std::string::npos &&
+               std::chrono::steady_clock::now() < end) {
+            pollfd p{out[0], POLLIN, 0};
+            if (::poll(&p, 1, 100) <= 0) continue;
+            char buf[64];
+            const ssize_t n = ::read(out[0], buf, sizeof buf);
+            if (n <= 0) break;
+            line.append(buf, static_cast<std::size_t>(n));
+        }
+        ::close(out[0]);
+        if (line.starts_with("port ")) port_ = std::stoi(line.substr(5));
+    }
+    ~ftp_server() {
+        if (stdin_ >= 0) ::close(stdin_);
+        if (pid_ <= 0) return;
+        int st = 0;
+        for (int i = 0; i < 100 && ::waitpid(pid_, &st, WNOHANG) == 0; ++i)
+            std::this_thread::sleep_for(50ms);
+        if (::waitpid(pid_, &st, WNOHANG) == 0) {
+            ::kill(pid_, SIGKILL);
+            ::waitpid(pid_, &st, 0);
+        }
+    }
+    ftp_server(const ftp_server&) = delete;
+    ftp_server& operator=(const ftp_server&) = delete;
+    int port() const { return port_; }
+    std::string site() const { return "127.0.0.1:" + std::to_string(port_); }
+
+private:
+    pid_t pid_ = 0;
+    int stdin_ = -1;
+    int port_ = 0;
+};
+
+TEST(Retrieve, FtpUrlsAndAnonFtpAgainstALoopbackServer) {
+    const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                                      ("retrieve_ftp_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "pub");
+    const std::string data = std::string("binary\0data\r\n", 13) + std::string(3000, 'z');
+    { std::ofstream(dir / "pub" / "file.bin", std::ios::binary) << data; }
+    ftp_server ftp(dir);
+    ASSERT_GT(ftp.port(), 0) << "tests/support/ftp_server.py did not start (python3-pyftpdlib)";
+    const retrieval by_url =
+        one(url_part("ftp://" + ftp.site() + "/pub/file.bin", "application/octet-stream"));
+    EXPECT_EQ(by_url.st, st::fetched) << by_url.message;
+    EXPECT_EQ(by_url.data, data);
+    const retrieval anon = one("access-type=anon-ftp; site=\"" + ftp.site() +
+                               "\"; directory=pub; name=\"file.bin\"; mode=image\r\n\r\n"
+                               "Content-Type: application/octet-stream\r\nContent-ID: <f@x>\r\n");
+    EXPECT_EQ(anon.st, st::fetched) << anon.message;
+    EXPECT_EQ(anon.data, data);
+    EXPECT_EQ(anon.url, "ftp://" + ftp.site() + "/pub/file.bin;type=i");
+    const retrieval missing = one(url_part("ftp://" + ftp.site() + "/pub/none.bin", "text/plain"));
+    EXPECT_EQ(missing.st, st::failed);
+    EXPECT_EQ(missing.reason, "not_found");
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Materialize, FetchedPartsAreWrittenInAndEverythingElseIsCopied) {
