@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -217,6 +219,7 @@ struct transfer {
     curl_slist* headers = nullptr;
     std::string body, location, content_type;
     std::uint64_t limit = 0;
+    std::uint64_t announced = 0;  // Content-Length, to reserve the body once
     bool too_large = false;
     std::vector<std::string> chain;
     std::chrono::steady_clock::time_point started;
@@ -229,6 +232,12 @@ struct transfer {
 
 std::size_t on_body(char* p, std::size_t, std::size_t n, void* ud) {
     auto* t = static_cast<transfer*>(ud);
+    if (t->body.empty() && t->announced > 0) {
+        try {
+            t->body.reserve(static_cast<std::size_t>(std::min(t->announced, t->limit)));
+        } catch (...) {
+        }
+    }
     if (t->body.size() + n > t->limit) {
         t->too_large = true;
         return 0;  // the transfer stops here
@@ -248,6 +257,7 @@ std::size_t on_header(char* p, std::size_t, std::size_t n, void* ud) {
     if (line.starts_with("HTTP/")) {
         t->location.clear();
         t->content_type.clear();
+        t->announced = 0;
         return n;
     }
     const std::size_t colon = line.find(':');
@@ -261,6 +271,11 @@ std::size_t on_header(char* p, std::size_t, std::size_t n, void* ud) {
     try {
         if (ascii::iequals(name, "location")) t->location = value;
         if (ascii::iequals(name, "content-type")) t->content_type = value;
+        if (ascii::iequals(name, "content-length")) {
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (ec == std::errc() && end == value.data() + value.size()) t->announced = v;
+        }
     } catch (...) {
         return 0;
     }
@@ -332,8 +347,9 @@ void read_local(const body& b, const job& j, retrieval& r) {
 
 class runner {
 public:
-    runner(const std::vector<body>& bodies, const retrieve_options& o, std::vector<retrieval>& out)
-        : bodies_(bodies), o_(o), out_(out) {
+    runner(const std::vector<body>& bodies, const retrieve_options& o, std::vector<retrieval>& out,
+           const std::function<void(std::size_t)>& done)
+        : bodies_(bodies), o_(o), out_(out), done_(done) {
         init_curl();
         multi_ = curl_multi_init();
         curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
@@ -362,7 +378,9 @@ public:
             while (running_.size() < std::max<std::size_t>(1, o_.parallel) && !waiting_.empty()) {
                 std::unique_ptr<transfer> t = std::move(waiting_.front());
                 waiting_.erase(waiting_.begin());
+                const std::size_t index = t->index;
                 start(std::move(t));
+                if (!active(index)) done_(index);
             }
             if (running_.empty()) return;
             int still = 0;
@@ -376,7 +394,9 @@ public:
                 std::unique_ptr<transfer> t = std::move(*it);
                 running_.erase(it);
                 curl_multi_remove_handle(multi_, t->easy);
+                const std::size_t index = t->index;
                 finish(std::move(t), m->data.result);
+                if (!active(index)) done_(index);  // not redirected: its result is final
             }
             if (!running_.empty()) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
         }
@@ -386,9 +406,15 @@ private:
     const std::vector<body>& bodies_;
     const retrieve_options& o_;
     std::vector<retrieval>& out_;
+    const std::function<void(std::size_t)>& done_;
     CURLM* multi_ = nullptr;
     std::string agent_;
     std::vector<std::unique_ptr<transfer>> waiting_, running_;
+
+    bool active(std::size_t index) const {
+        return std::any_of(running_.begin(), running_.end(),
+                           [&](const auto& t) { return t->index == index; });
+    }
 
     void start(std::unique_ptr<transfer> t) {
         retrieval& r = out_[t->index];
@@ -527,19 +553,32 @@ std::string_view status_name(retrieval::status s) noexcept {
     return "failed";
 }
 
-std::vector<retrieval> retrieve(const std::vector<body>& bodies, const retrieve_options& o) {
-    std::vector<retrieval> out(bodies.size());
+namespace {
+
+// Retrieves into `out` (one per body), calling `done(i)` once for each body as soon as its
+// result is final (refused and local ones at once, the others as their transfers end).
+void retrieve_each(const std::vector<body>& bodies, const retrieve_options& o,
+                   std::vector<retrieval>& out, const std::function<void(std::size_t)>& done) {
+    out.assign(bodies.size(), retrieval{});
     const std::int64_t now = o.now ? *o.now : static_cast<std::int64_t>(std::time(nullptr));
-    runner net(bodies, o, out);
+    runner net(bodies, o, out, done);
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         const auto j = plan(bodies[i], o, now, out[i]);
-        if (!j) continue;
-        if (j->file)
-            read_local(bodies[i], *j, out[i]);
-        else
+        if (j && !j->file) {
             net.queue(i, j->url, j->limit);
+            continue;
+        }
+        if (j) read_local(bodies[i], *j, out[i]);
+        done(i);
     }
     net.run();
+}
+
+}  // namespace
+
+std::vector<retrieval> retrieve(const std::vector<body>& bodies, const retrieve_options& o) {
+    std::vector<retrieval> out;
+    retrieve_each(bodies, o, out, [](std::size_t) {});
     return out;
 }
 
@@ -549,50 +588,75 @@ bool starts_content(std::string_view name) {
     return ascii::istarts_with(name, "content-");
 }
 
-// The data of a part as written: 7bit for ASCII text in short lines with `eol` line ends,
-// quoted-printable for other text, base64 otherwise; never a body with a line starting "--"
-// (it could read as a delimiter of an enclosing multipart).
-std::pair<std::string, std::string> encode_for_part(std::string_view data, bool text,
-                                                    std::string_view eol) {
-    const auto has_dash_line = [](std::string_view s) {
-        if (s.starts_with("--")) return true;
-        for (std::size_t at = 0; (at = s.find('\n', at)) != std::string_view::npos; ++at)
-            if (s.substr(at + 1).starts_with("--")) return true;
-        return false;
-    };
-    if (text) {
-        bool plain = true;
-        std::size_t line = 0;
-        for (std::size_t i = 0; i < data.size() && plain; ++i) {
-            const auto c = static_cast<unsigned char>(data[i]);
-            if (eol == "\r\n" && c == '\r' && i + 1 < data.size() && data[i + 1] == '\n') {
-                ++i;
-                line = 0;
-            } else if (eol == "\n" && c == '\n') {
-                line = 0;
-            } else if (c == 0 || c == '\r' || c == '\n' || c >= 0x80 || ++line > 998) {
-                plain = false;
-            }
-        }
-        if (plain && !has_dash_line(data)) return {"7bit", std::string(data)};
-        if (eol == "\r\n") {
-            std::string qp = mime::qp_encode(data, mime::qp_mode::text);
-            if (!has_dash_line(qp)) return {"quoted-printable", std::move(qp)};
-        }
-    }
-    std::string b64 = mime::base64_encode(data);
-    if (b64.ends_with("\r\n")) b64.resize(b64.size() - 2);
-    if (eol == "\n") {
-        std::string lf;
-        for (char c : b64)
-            if (c != '\r') lf += c;
-        b64 = std::move(lf);
-    }
-    return {"base64", std::move(b64)};
+using writer = std::function<bool(std::string_view)>;
+
+// A line starting "--" could read as a delimiter of an enclosing multipart.
+bool has_dash_line(std::string_view s) {
+    if (s.starts_with("--")) return true;
+    for (std::size_t at = 0; (at = s.find('\n', at)) != std::string_view::npos; ++at)
+        if (s.substr(at + 1).starts_with("--")) return true;
+    return false;
 }
 
-// The ordinary part that replaces external-body part `p` once `data` is retrieved.
-std::string replacement(const mime::part_view& p, const body& b, std::string_view data) {
+// Text that can go as it is (7bit): ASCII without NUL, lines of at most 998 octets ending
+// `eol`, and no line that starts "--".
+bool plain_text(std::string_view data, std::string_view eol) {
+    std::size_t line = 0;
+    for (std::size_t i = 0; i < data.size(); ++i) {
+        const auto c = static_cast<unsigned char>(data[i]);
+        if (eol == "\r\n" && c == '\r' && i + 1 < data.size() && data[i + 1] == '\n') {
+            ++i;
+            line = 0;
+        } else if (eol == "\n" && c == '\n') {
+            line = 0;
+        } else if (c == 0 || c == '\r' || c == '\n' || c >= 0x80 || ++line > 998) {
+            return false;
+        }
+    }
+    return !has_dash_line(data);
+}
+
+// Writes `data` base64-encoded in lines of 76 ending `eol`, without a line end after the last
+// line (the delimiter brings its own), in pieces of about 1 MiB.
+bool write_base64(std::string_view data, std::string_view eol, const writer& write) {
+    mime::base64_encoder enc;
+    std::string pending;
+    constexpr std::size_t chunk = 768 * 1024;  // input octets per step (the encoder carries)
+    const auto flush = [&](bool last) {
+        if (last) {
+            if (pending.ends_with("\r\n")) pending.resize(pending.size() - 2);
+        } else if (pending.size() < 2) {
+            return true;
+        }
+        const std::size_t n = last ? pending.size() : pending.size() - 2;  // keep a tail back
+        std::string_view out(pending.data(), n);
+        std::string lf;
+        if (eol == "\n") {
+            lf.reserve(n);
+            for (char c : out)
+                if (c != '\r') lf += c;
+            out = lf;
+        }
+        if (!write(out)) return false;
+        pending.erase(0, n);
+        return true;
+    };
+    for (std::size_t at = 0; at < data.size(); at += chunk) {
+        const std::string_view piece = data.substr(at, chunk);
+        const std::size_t old = pending.size();
+        pending.resize(old + mime::base64_encoder::max_output(piece.size()));
+        pending.resize(old + enc.step(piece, pending.data() + old));
+        if (!flush(false)) return false;
+    }
+    const std::size_t old = pending.size();
+    pending.resize(old + mime::base64_encoder::max_output(0) + 8);
+    pending.resize(old + enc.finish(pending.data() + old));
+    return flush(true);
+}
+
+// Writes the ordinary part that replaces external-body part `p` once `data` is retrieved.
+bool write_replacement(const mime::part_view& p, const body& b, std::string_view data,
+                       const writer& write) {
     const std::string_view raw = p.raw();
     const std::size_t first_eol = raw.find('\n');
     const std::string eol =
@@ -624,15 +688,25 @@ std::string replacement(const mime::part_view& p, const body& b, std::string_vie
     if (!children.empty())
         for (const mime::header_field_view f : children.front().headers())
             if (!f.is("Content-Transfer-Encoding")) head += line(f.raw());
-    auto [cte, encoded] = encode_for_part(data, b.type.type == "text", eol);
-    head += cat("Content-Transfer-Encoding: ", cte, eol);
-    return cat(head, eol, encoded);
+    // 7bit for plain text, quoted-printable for other text (CRLF files), base64 otherwise.
+    if (b.type.type == "text") {
+        if (plain_text(data, eol))
+            return write(cat(head, "Content-Transfer-Encoding: 7bit", eol, eol)) && write(data);
+        if (eol == "\r\n") {
+            const std::string qp = mime::qp_encode(data, mime::qp_mode::text);
+            if (!has_dash_line(qp))
+                return write(cat(head, "Content-Transfer-Encoding: quoted-printable", eol, eol)) &&
+                       write(qp);
+        }
+    }
+    return write(cat(head, "Content-Transfer-Encoding: base64", eol, eol)) &&
+           write_base64(data, eol, write);
 }
 
 }  // namespace
 
-std::string materialize(const mime::document& doc, const retrieve_options& o,
-                        materialize_report& rep) {
+bool materialize_to(const mime::document& doc, const retrieve_options& o, materialize_report& rep,
+                    const std::function<bool(std::string_view)>& write) {
     std::vector<mime::part_view> parts;
     std::vector<body> bodies;
     std::vector<std::size_t> entry;  // report index of each retrieved part
@@ -655,39 +729,60 @@ std::string materialize(const mime::document& doc, const retrieve_options& o,
         }
         rep.parts.push_back(std::move(mp));
     }
-    std::vector<retrieval> results = retrieve(bodies, o);
+    // Each part is written as soon as it and every part before it are done, so the network
+    // and the writing overlap and only the parts waiting for an earlier one stay in memory.
     const std::string_view in = doc.bytes();
-    std::string out;
-    out.reserve(in.size());
     std::uint64_t at = 0;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-        materialized_part& mp = rep.parts[entry[i]];
-        mp.result = std::move(results[i]);
-        if (mp.result.st != status::fetched) continue;
-        const mime::part_view& p = parts[i];
-        const std::uint64_t start = p.offset();
-        std::uint64_t end = start + p.raw().size();
-        // With an empty phantom body, the entity's last line end is also the one that starts
-        // the next delimiter line: that one stays, for the delimiter.
-        if (end < in.size() && in.substr(end).starts_with("--")) {
-            if (end >= start + 2 && in.substr(end - 2, 2) == "\r\n")
-                end -= 2;
-            else if (end > start && in[end - 1] == '\n')
-                end -= 1;
+    bool ok = true;
+    std::vector<retrieval> results;
+    std::vector<char> done(parts.size(), 0);
+    std::size_t next = 0;
+    const auto advance = [&] {
+        for (; next < parts.size() && done[next]; ++next) {
+            materialized_part& mp = rep.parts[entry[next]];
+            mp.result = std::move(results[next]);
+            if (mp.result.st != status::fetched || !ok) continue;
+            const mime::part_view& p = parts[next];
+            const std::uint64_t start = p.offset();
+            std::uint64_t end = start + p.raw().size();
+            // With an empty phantom body, the entity's last line end is also the one that
+            // starts the next delimiter line: that one stays, for the delimiter.
+            if (end < in.size() && in.substr(end).starts_with("--")) {
+                if (end >= start + 2 && in.substr(end - 2, 2) == "\r\n")
+                    end -= 2;
+                else if (end > start && in[end - 1] == '\n')
+                    end -= 1;
+            }
+            if (start < at || end > in.size()) continue;  // nested in one replaced already
+            ok = write(in.substr(at, start - at)) &&
+                 write_replacement(p, bodies[next], mp.result.data, write);
+            at = end;
+            mp.replaced = ok;
+            mp.octets = mp.result.data.size();
+            std::string().swap(mp.result.data);  // written: let it go
         }
-        if (start < at || end > in.size()) continue;  // nested in one replaced already
-        out.append(in.substr(at, start - at));
-        out += replacement(p, bodies[i], mp.result.data);
-        at = end;
-        mp.replaced = true;
-    }
-    out.append(in.substr(at));
+    };
+    retrieve_each(bodies, o, results, [&](std::size_t i) {
+        done[i] = 1;
+        advance();
+    });
+    ok = ok && write(in.substr(at));
     for (const materialized_part& mp : rep.parts) {
         if (mp.replaced)
             ++rep.fetched;
         else
             ++rep.failed;
     }
+    return ok;
+}
+
+std::string materialize(const mime::document& doc, const retrieve_options& o,
+                        materialize_report& rep) {
+    std::string out;
+    materialize_to(doc, o, rep, [&out](std::string_view s) {
+        out.append(s);
+        return true;
+    });
     return out;
 }
 

@@ -65,7 +65,7 @@ void write_report(std::string& out, const fetch_external_options& o,
             w.key("response_type");
             p.result.content_type.empty() ? w.null() : w.string(p.result.content_type);
             w.key("octets");
-            p.replaced ? w.number(p.result.data.size()) : w.null();
+            p.replaced ? w.number(p.octets) : w.null();
             // URL-4.2: what the digest comparison found; not a signature.
             w.key("md5_matches");
             p.result.md5_matches ? w.boolean(*p.result.md5_matches) : w.null();
@@ -103,18 +103,25 @@ int run_fetch_external(const fetch_external_options& o) {
     ro.parallel = o.parallel;
     ro.ignore_expiration = o.ignore_expiration;
     external::materialize_report r;
-    const std::string written = external::materialize(doc, ro, r);
-
     const bool to_stdout = o.out == "-";
     if (to_stdout) {
-        if (std::fwrite(written.data(), 1, written.size(), stdout) != written.size() ||
-            std::fflush(stdout) != 0) {
+        const bool ok = external::materialize_to(doc, ro, r, [](std::string_view s) {
+            return std::fwrite(s.data(), 1, s.size(), stdout) == s.size();
+        });
+        if (!ok || std::fflush(stdout) != 0) {
             std::cerr << "mhtml fetch-external: cannot write the archive to standard output\n";
             return exit_usage;
         }
     } else {
         pack::file_sink sink(o.out);
-        if (!sink.is_open() || !sink.write(written) || !sink.commit()) {
+        if (!sink.is_open()) {
+            std::cerr << "mhtml fetch-external: cannot write " << o.out << ": " << sink.error()
+                      << '\n';
+            return exit_usage;
+        }
+        const bool ok = external::materialize_to(
+            doc, ro, r, [&sink](std::string_view s) { return sink.write(s); });
+        if (!ok || !sink.commit()) {
             std::cerr << "mhtml fetch-external: cannot write " << o.out << ": " << sink.error()
                       << '\n';
             return exit_usage;

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,7 +85,8 @@ struct materialized_part {
     std::uint64_t offset = 0;  ///< its Content-Type field's input offset
     body model;
     retrieval result;
-    bool replaced = false;  ///< written as an ordinary part
+    bool replaced = false;     ///< written as an ordinary part (then result.data is let go)
+    std::uint64_t octets = 0;  ///< the data's size, when replaced
 };
 
 struct materialize_report {
@@ -102,5 +104,11 @@ struct materialize_report {
 /// octet. Parts inside a decoded body (an encoded message) are not replaced.
 MHTML_EXPORT std::string materialize(const mime::document& doc, const retrieve_options& options,
                                      materialize_report& report);
+
+/// materialize, written through `write` piece by piece (the archive is never held whole);
+/// false when `write` refused a piece (then writing stopped there).
+MHTML_EXPORT bool materialize_to(const mime::document& doc, const retrieve_options& options,
+                                 materialize_report& report,
+                                 const std::function<bool(std::string_view)>& write);
 
 }  // namespace mhtml::external
