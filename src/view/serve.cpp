@@ -610,6 +610,12 @@ struct server::impl {
             error = a.error;
             return nullptr;
         }
+        if (opt.prepare) {
+            try {
+                if (auto prepared = opt.prepare(read->second)) read->second = std::move(*prepared);
+            } catch (const std::exception&) {  // served as read
+            }
+        }
         const std::uint64_t size = read->second.size();
         meter->bytes += size;
         std::shared_ptr<loaded> fresh(new loaded(read->first, std::move(read->second)),

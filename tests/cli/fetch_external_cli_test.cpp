@@ -133,3 +133,46 @@ TEST(CliFetchExternal, FailuresAreListedAndExitOne) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliFetchExternal, ExtractAndInlineTakeFetchExternal) {
+    // A page whose image is an external body (by Content-ID): with --fetch-external the image
+    // is retrieved and shown; without it, it is not there.
+    sandbox box;
+    mhtml::test::test_server server;
+    const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + std::string(200, '\x07');
+    server.add("/img.png", "image/png", png);
+    const std::string in = (box / "page.mhtml").string();
+    mhtml::test::write_bytes(
+        box / "page.mhtml",
+        "MIME-Version: 1.0\r\nContent-Type: multipart/related; boundary=b; type=\"text/html\"\r\n"
+        "\r\n--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n"
+        "<!DOCTYPE html><title>t</title><img src=\"cid:img@x\">\r\n"
+        "--b\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+            server.url("/img.png") +
+            "\"\r\n\r\nContent-Type: image/png\r\nContent-ID: <img@x>\r\n\r\n--b--\r\n");
+    const std::string with = (box / "with").string(), without = (box / "without").string();
+    ASSERT_EQ(
+        run_cli("extract " + shell_quote(in) + " -o " + shell_quote(with) + " --fetch-external")
+            .status,
+        0);
+    run_cli("extract " + shell_quote(in) + " -o " + shell_quote(without));
+    std::size_t found_with = 0, found_without = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(with))
+        if (e.is_regular_file() && mhtml::test::read_bytes(e.path()) == png) ++found_with;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(without))
+        if (e.is_regular_file() && mhtml::test::read_bytes(e.path()) == png) ++found_without;
+    EXPECT_EQ(found_with, 1u);
+    EXPECT_EQ(found_without, 0u);
+    EXPECT_EQ(server.requests("/img.png"), 1);  // only when asked
+
+    const auto inlined = run_cli("inline " + shell_quote(in) + " -o - --fetch-external");
+    EXPECT_EQ(inlined.status, 0);
+    EXPECT_NE(inlined.out.find("data:image/png;base64,iVBORw0KGgo"), std::string::npos)
+        << inlined.out;
+    const auto plain = run_cli("inline " + shell_quote(in) + " -o -");
+    EXPECT_EQ(plain.out.find("data:image/png;base64,iVBORw0KGgo"), std::string::npos);
+}
+
+}  // namespace

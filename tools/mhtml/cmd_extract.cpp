@@ -18,6 +18,7 @@ namespace mhtml::cli {
 namespace {
 
 struct extract_cli_options {
+    fetch_external_flags fetch;
     std::string file;
     std::string dir;
     std::string part;
@@ -31,7 +32,7 @@ int run_extract(const extract_cli_options& o) {
     archive::aggregate_options ao;
     ao.strict = o.strict;
     ao.blink_style_imports = o.blink_style_imports;
-    auto opened = open_archive("extract", o.file, o.limits, ao);
+    auto opened = open_archive("extract", o.file, o.limits, ao, &o.fetch);
     if (!opened) return exit_usage;
     const archive::aggregate& agg = opened->agg;
 
@@ -162,6 +163,7 @@ runner add_extract_command(CLI::App& app) {
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
     cmd->add_flag("--json", o->json, "print the result as JSON (files, counts, notices)");
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
+    add_fetch_external_options(*cmd, o->fetch);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Every part the page uses is written under the folder at host/path of its URL (cid/ID\n"

@@ -119,8 +119,21 @@ int run_fetch_external(const fetch_external_options& o) {
                       << '\n';
             return exit_usage;
         }
-        const bool ok = external::materialize_to(
-            doc, ro, r, [&sink](std::string_view s) { return sink.write(s); });
+        // Pieces gathered into writes of about 1 MiB (a part comes as several small pieces).
+        std::string buffer;
+        buffer.reserve(1 << 20);
+        const auto flush = [&] {
+            const bool wrote = buffer.empty() || sink.write(buffer);
+            buffer.clear();
+            return wrote;
+        };
+        bool ok = external::materialize_to(doc, ro, r, [&](std::string_view s) {
+            if (buffer.size() + s.size() > (1u << 20) && !flush()) return false;
+            if (s.size() >= (1u << 20)) return sink.write(s);
+            buffer.append(s);
+            return true;
+        });
+        ok = ok && flush();
         if (!ok || !sink.commit()) {
             std::cerr << "mhtml fetch-external: cannot write " << o.out << ": " << sink.error()
                       << '\n';

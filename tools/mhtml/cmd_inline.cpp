@@ -17,6 +17,7 @@ namespace mhtml::cli {
 namespace {
 
 struct inline_cli_options {
+    fetch_external_flags fetch;
     std::string file;
     std::string out;
     std::string part;
@@ -30,7 +31,7 @@ int run_inline(const inline_cli_options& o) {
     archive::aggregate_options ao;
     ao.strict = o.strict;
     ao.blink_style_imports = o.blink_style_imports;
-    auto opened = open_archive("inline", o.file, o.limits, ao);
+    auto opened = open_archive("inline", o.file, o.limits, ao, &o.fetch);
     if (!opened) return exit_usage;
     const archive::aggregate& agg = opened->agg;
 
@@ -122,6 +123,7 @@ runner add_inline_command(CLI::App& app) {
                   "resolve as RFC 2557 says, with no retries or compatibility matches");
     cmd->add_flag("--json", o->json, "print the summary as JSON");
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
+    add_fetch_external_options(*cmd, o->fetch);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Images, fonts, style sheets (with their own url()s) and frames that the archive holds\n"

@@ -39,6 +39,8 @@ struct serve_cli_options {
     double timeout = 10;
     std::uint64_t memory = 1ull << 30;
     std::uint64_t cache = 256ull << 20;
+    fetch_external_flags fetch;
+    parse_limits limits;
 };
 
 // Raises the soft limit on open files to the hard one (at most 65,536): each connection takes
@@ -121,6 +123,13 @@ int run_serve(const serve_cli_options& o) {
         const bool json = o.json_log;
         so.log = [json](const view::access_entry& e) { log_line(e, json); };
     }
+    if (o.fetch.enabled) {
+        const fetch_external_flags fetch = o.fetch;
+        const parse_limits limits = o.limits;
+        so.prepare = [fetch, limits](std::string_view bytes) -> std::optional<std::string> {
+            return with_external_bodies("serve", bytes, limits, fetch);
+        };
+    }
     so.memory_budget = o.memory;
     so.response_cache_bytes = o.cache;
     raise_descriptor_limit();
@@ -189,6 +198,7 @@ runner add_serve_command(CLI::App& app) {
                     "0: none)")
         ->transform(CLI::AsSizeValue(false))
         ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 50));
+    add_fetch_external_options(*cmd, o->fetch);
     cmd->add_flag("--open", o->open, "open the index page in the desktop's browser (xdg-open)");
     cmd->add_flag("--json-log", o->json_log, "the access log as JSON lines on standard error");
     cmd->add_flag("-q,--quiet", o->quiet, "no access log");

@@ -47,9 +47,22 @@ struct opened_archive {
 
 /// open_input, parse with `limits`, build the aggregate with `options`; nullopt after
 /// open_input has said why.
+/// --fetch-external and --allow-local (extract, inline, serve): the external bodies retrieved
+/// and written in before anything else is done (external::materialize_to).
+struct fetch_external_flags {
+    bool enabled = false;
+    std::string allow_local;
+};
+void add_fetch_external_options(CLI::App& cmd, fetch_external_flags& flags);
+/// `bytes` with its external bodies materialized; each part left as it was is named on
+/// standard error (prefixed with `command`).
+std::string with_external_bodies(std::string_view command, std::string_view bytes,
+                                 const parse_limits& limits, const fetch_external_flags& flags);
+
 std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
                                            const parse_limits& limits,
-                                           const archive::aggregate_options& options);
+                                           const archive::aggregate_options& options,
+                                           const fetch_external_flags* fetch = nullptr);
 
 /// Copies a spooled output (a temporary file) to standard output; false on a read or write
 /// failure.

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "mhtml/external/retrieve.hpp"
 #include "mhtml/version.hpp"
 
 namespace mhtml::cli {
@@ -17,14 +18,45 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
     return std::nullopt;
 }
 
+void add_fetch_external_options(CLI::App& cmd, fetch_external_flags& flags) {
+    cmd.add_flag("--fetch-external", flags.enabled,
+                 "first retrieve the message/external-body parts and use them as ordinary parts "
+                 "(as mhtml fetch-external does; http, https and ftp only)");
+    cmd.add_option(
+        "--allow-local", flags.allow_local,
+        "with --fetch-external: read local-file parts and file: URLs inside this folder");
+}
+
+std::string with_external_bodies(std::string_view command, std::string_view bytes,
+                                 const parse_limits& limits, const fetch_external_flags& flags) {
+    mime::parse_options po;
+    po.limits = limits;
+    const mime::document doc = mime::document::parse(std::string(bytes), po);
+    external::retrieve_options ro;
+    if (!flags.allow_local.empty()) ro.allow_local = flags.allow_local;
+    external::materialize_report report;
+    std::string out = external::materialize(doc, ro, report);
+    for (const auto& p : report.parts)
+        if (!p.replaced)
+            std::cerr << "mhtml " << command << ": external body in part "
+                      << (p.path.empty() ? "." : p.path) << " kept as it is ("
+                      << external::status_name(p.result.st) << ", " << p.result.reason
+                      << "): " << p.result.message << '\n';
+    return out;
+}
+
 std::optional<opened_archive> open_archive(std::string_view command, const std::string& file,
                                            const parse_limits& limits,
-                                           const archive::aggregate_options& options) {
+                                           const archive::aggregate_options& options,
+                                           const fetch_external_flags* fetch) {
     auto in = open_input(command, file);
     if (!in) return std::nullopt;
     mime::parse_options po;
     po.limits = limits;
-    mime::document doc = mime::document::parse(std::move(*in), po);
+    mime::document doc =
+        fetch && fetch->enabled
+            ? mime::document::parse(with_external_bodies(command, in->bytes(), limits, *fetch), po)
+            : mime::document::parse(std::move(*in), po);
     archive::aggregate_options ao = options;
     ao.max_diagnostics = limits.max_diagnostics;
     archive::aggregate agg = archive::aggregate::build(doc, ao);

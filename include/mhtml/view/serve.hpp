@@ -86,6 +86,10 @@ struct serve_options {
     bool index_in_background = true;
     /// Stop on SIGINT and SIGTERM (the CLI sets it).
     bool stop_on_signals = false;
+    /// Called with an archive's octets when it is read (from the server's threads, for each
+    /// reading of a changed file); what it returns is served instead of them, nullopt keeps
+    /// them. The CLI's --fetch-external retrieves external bodies here.
+    std::function<std::optional<std::string>(std::string_view)> prepare;
     /// Called once per request, from the server's threads (one at a time).
     std::function<void(const access_entry&)> log;
 };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -749,6 +750,29 @@ TEST(Serve, ArchivesLetGoAndReadAgainKeepTheirCachedResponses) {
     write_bytes(box / "a.mhtml", archive("a.example", "B") + "\r\n");
     EXPECT_EQ(request(s.port(), a).body, "BBBB");
     EXPECT_GT(s.get().cached_bytes(), both);
+}
+
+TEST(Serve, PrepareReplacesAnArchivesOctetsWhenItIsRead) {
+    // serve_options::prepare (the CLI's --fetch-external): what it returns is served; it runs
+    // once per reading of the file.
+    sandbox box;
+    write_bytes(box / "a.mhtml", archive("a.example", "A"));
+    serve_options o;
+    o.index_in_background = false;
+    std::atomic<int> calls{0};
+    o.prepare = [&calls](std::string_view bytes) -> std::optional<std::string> {
+        ++calls;
+        std::string b(bytes);
+        const std::size_t at = b.find("QUFBQQ==");
+        if (at != std::string::npos) b.replace(at, 8, "Q0NDQw==");  // AAAA -> CCCC
+        return b;
+    };
+    running s({box.path()}, o);
+    const std::string png =
+        "/" + s.get().ticket_of(box / "a.mhtml") + "/r/http/a.example/dir/img/a.png";
+    EXPECT_EQ(request(s.port(), png).body, "CCCC");
+    EXPECT_EQ(request(s.port(), png).body, "CCCC");
+    EXPECT_EQ(calls.load(), 1);
 }
 
 TEST(Serve, ScriptsAllowedRunInASandboxThatReachesOnlyTheirArchive) {
