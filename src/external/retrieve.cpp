@@ -562,8 +562,17 @@ void retrieve_each(const std::vector<body>& bodies, const retrieve_options& o,
     out.assign(bodies.size(), retrieval{});
     const std::int64_t now = o.now ? *o.now : static_cast<std::int64_t>(std::time(nullptr));
     runner net(bodies, o, out, done);
+    std::size_t planned = 0;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
-        const auto j = plan(bodies[i], o, now, out[i]);
+        std::optional<job> j;
+        if (planned < o.max_parts) {
+            j = plan(bodies[i], o, now, out[i]);
+            planned += j ? 1 : 0;
+        } else {
+            refuse(out[i], "limit",
+                   cat("more than ", std::to_string(o.max_parts),
+                       " external bodies to retrieve (--max-parts); this one is not tried"));
+        }
         if (j && !j->file) {
             net.queue(i, j->url, j->limit);
             continue;

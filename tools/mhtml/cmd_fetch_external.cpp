@@ -22,6 +22,7 @@ struct fetch_external_options {
     double timeout = 60;
     std::uint64_t max_size = 1ull << 30;
     unsigned parallel = 8;
+    std::size_t max_parts = 10'000;
     bool ignore_expiration = false;
     bool json = false;
     parse_limits limits;
@@ -101,6 +102,7 @@ int run_fetch_external(const fetch_external_options& o) {
     ro.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout * 1000));
     ro.max_size = o.max_size;
     ro.parallel = o.parallel;
+    ro.max_parts = o.max_parts;
     ro.ignore_expiration = o.ignore_expiration;
     external::materialize_report r;
     const bool to_stdout = o.out == "-";
@@ -168,6 +170,9 @@ runner add_fetch_external_command(CLI::App& app) {
         ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
     cmd->add_option("--parallel", o->parallel, "transfers at once (default 8)")
         ->check(CLI::Range(1u, 256u));
+    cmd->add_option("--max-parts", o->max_parts,
+                    "external bodies retrieved at most (default 10000); later ones are kept")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
     cmd->add_flag("--ignore-expiration", o->ignore_expiration,
                   "retrieve parts whose expiration date has passed");
     cmd->add_flag("--json", o->json, "the report as JSON (to standard error with -o -)");

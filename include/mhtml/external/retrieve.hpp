@@ -45,6 +45,7 @@ struct retrieve_options {
     std::uint64_t max_size = 1ull << 30;                ///< octets of one body
     std::size_t parallel = 8;                           ///< transfers at once
     std::size_t max_redirects = 5;
+    std::size_t max_parts = 10'000;  ///< bodies retrieved at most; later ones are refused
     bool ignore_expiration = false;
     /// "Now" for `expiration`, in seconds since the epoch (none: the clock's).
     std::optional<std::int64_t> now;

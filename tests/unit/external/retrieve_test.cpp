@@ -406,6 +406,47 @@ TEST(Retrieve, FtpUrlsAndAnonFtpAgainstALoopbackServer) {
     std::filesystem::remove_all(dir);
 }
 
+TEST(Retrieve, AtMostMaxPartsAreTried) {
+    test_server s;
+    std::vector<std::string> parts;
+    for (int i = 0; i < 5; ++i) {
+        s.add("/q" + std::to_string(i), "text/plain", "x");
+        parts.push_back(url_part(s.url("/q" + std::to_string(i)), "text/plain"));
+    }
+    parts.insert(parts.begin() + 1, url_part("mailto:a@b.example"));  // refused: not counted
+    const mime::document doc = mime::document::parse(message(parts));
+    retrieve_options o;
+    o.max_parts = 3;
+    const auto r = retrieve(bodies_of(doc), o);
+    ASSERT_EQ(r.size(), 6u);
+    EXPECT_EQ(r[0].st, st::fetched);
+    EXPECT_EQ(r[1].reason, "scheme");
+    EXPECT_EQ(r[2].st, st::fetched);
+    EXPECT_EQ(r[3].st, st::fetched);
+    EXPECT_EQ(r[4].reason, "limit");
+    EXPECT_EQ(r[5].reason, "limit");
+    EXPECT_EQ(s.total_requests(), 3);
+}
+
+TEST(Retrieve, TheProxyEnvironmentIsHonoured) {
+    // http_proxy names a loopback "proxy" (the test server, answering the absolute-form
+    // request); the name in the URL is never resolved.
+    test_server proxy;
+    proxy.add("http://external.invalid/doc.html", "text/html", "<p>via proxy</p>");
+    const std::string saved_no = std::getenv("no_proxy") ? std::getenv("no_proxy") : "";
+    const std::string saved_NO = std::getenv("NO_PROXY") ? std::getenv("NO_PROXY") : "";
+    ::setenv("http_proxy", proxy.url("").c_str(), 1);
+    ::unsetenv("no_proxy");
+    ::unsetenv("NO_PROXY");
+    const retrieval r = one(url_part("http://external.invalid/doc.html"));
+    ::unsetenv("http_proxy");
+    ::setenv("no_proxy", saved_no.c_str(), 1);
+    ::setenv("NO_PROXY", saved_NO.c_str(), 1);
+    EXPECT_EQ(r.st, st::fetched) << r.message;
+    EXPECT_EQ(r.data, "<p>via proxy</p>");
+    EXPECT_EQ(proxy.requests("http://external.invalid/doc.html"), 1);
+}
+
 TEST(Materialize, FetchedPartsAreWrittenInAndEverythingElseIsCopied) {
     test_server s;
     s.add("/page.html", "text/html", "<p>page</p>\r\n");
