@@ -571,7 +571,7 @@ void retrieve_each(const std::vector<body>& bodies, const retrieve_options& o,
         } else {
             refuse(out[i], "limit",
                    cat("more than ", std::to_string(o.max_parts),
-                       " external bodies to retrieve (--max-parts); this one is not tried"));
+                       " external bodies to retrieve (--max-fetches); this one is not tried"));
         }
         if (j && !j->file) {
             net.queue(i, j->url, j->limit);

@@ -170,7 +170,7 @@ runner add_fetch_external_command(CLI::App& app) {
         ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 50));
     cmd->add_option("--parallel", o->parallel, "transfers at once (default 8)")
         ->check(CLI::Range(1u, 256u));
-    cmd->add_option("--max-parts", o->max_parts,
+    cmd->add_option("--max-fetches", o->max_parts,
                     "external bodies retrieved at most (default 10000); later ones are kept")
         ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
     cmd->add_flag("--ignore-expiration", o->ignore_expiration,
