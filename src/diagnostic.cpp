@@ -129,8 +129,12 @@ constexpr std::array code_names{
     "external_expiration_invalid",
     "content_md5_mismatch",
     "content_md5_malformed",
+    "mbox_missing_from_line",
+    "mbox_unquoted_from",
+    "mbox_truncated",
+    "mbox_bad_content_length",
 };
-static_assert(code_names.size() == std::size_t(diag_code::content_md5_malformed) + 1,
+static_assert(code_names.size() == std::size_t(diag_code::mbox_bad_content_length) + 1,
               "every diag_code needs a name");
 }  // namespace
 

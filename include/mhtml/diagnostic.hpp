@@ -163,6 +163,11 @@ enum class diag_code : std::uint16_t {
     // Content-MD5 (RFC 1864) of any part
     content_md5_mismatch,
     content_md5_malformed,
+    // mailboxes (store/mbox.hpp)
+    mbox_missing_from_line,
+    mbox_unquoted_from,
+    mbox_truncated,
+    mbox_bad_content_length,
 };
 
 /// The stable name of a code, e.g. "missing_close_delimiter".

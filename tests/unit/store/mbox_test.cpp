@@ -1,0 +1,153 @@
+// store::split_mbox, unquote and quote: the mbox formats, damaged mailboxes, and the round trip
+// of the corpus's messages through an mboxrd file.
+#include "mhtml/store/mbox.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace mhtml::store {
+namespace {
+
+bool has(const mbox_split& s, diag_code c) {
+    for (const diagnostic& d : s.diagnostics)
+        if (d.code == c) return true;
+    return false;
+}
+
+std::string_view text_of(std::string_view file, const mbox_message& m) {
+    return file.substr(m.offset, m.size);
+}
+
+TEST(Mbox, MessagesAreRangesOfTheFileWithoutTheSeparator) {
+    const std::string file =
+        "From a@b.example Mon Jan  1 00:00:00 2024\n"
+        "Subject: one\n\nbody one\n>From here, quoted\n\n"
+        "From c@d.example Tue Jan  2 00:00:00 2024\n"
+        "Subject: two\n\nbody two\n\n";
+    const mbox_split s = split_mbox(file);
+    EXPECT_EQ(s.format, mbox_format::mboxo);
+    EXPECT_FALSE(s.crlf);
+    ASSERT_EQ(s.messages.size(), 2u);
+    EXPECT_EQ(s.messages[0].envelope, "a@b.example Mon Jan  1 00:00:00 2024");
+    EXPECT_EQ(s.messages[0].from_line, 0u);
+    EXPECT_EQ(text_of(file, s.messages[0]), "Subject: one\n\nbody one\n>From here, quoted\n");
+    EXPECT_TRUE(s.messages[0].quoted);
+    EXPECT_EQ(unquote(text_of(file, s.messages[0]), s.format),
+              "Subject: one\n\nbody one\nFrom here, quoted\n");
+    EXPECT_EQ(text_of(file, s.messages[1]), "Subject: two\n\nbody two\n");
+    EXPECT_FALSE(s.messages[1].quoted);
+    EXPECT_EQ(s.messages[1].from_line, file.find("From c@d"));
+    EXPECT_TRUE(s.diagnostics.empty());
+    EXPECT_TRUE(looks_like_mbox(file));
+    EXPECT_FALSE(looks_like_mbox("From: a@b.example\n\nhi\n"));
+    EXPECT_FALSE(looks_like_mbox("MIME-Version: 1.0\n"));
+}
+
+TEST(Mbox, MboxrdIsDetectedAndUnquotesOneLevel) {
+    const std::string file =
+        "From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\n>From one\n>>From two\n\n";
+    const mbox_split s = split_mbox(file);
+    EXPECT_EQ(s.format, mbox_format::mboxrd);
+    ASSERT_EQ(s.messages.size(), 1u);
+    EXPECT_EQ(unquote(text_of(file, s.messages[0]), s.format),
+              "Subject: x\n\nFrom one\n>From two\n");
+    EXPECT_EQ(quote("Subject: x\n\nFrom one\n>From two\n", mbox_format::mboxrd),
+              "Subject: x\n\n>From one\n>>From two\n");
+}
+
+TEST(Mbox, CrlfMailboxes) {
+    const std::string file =
+        "From a@b Mon Jan  1 00:00:00 2024\r\nSubject: x\r\n\r\nbody\r\n\r\n"
+        "From a@b Mon Jan  1 00:00:01 2024\r\nSubject: y\r\n\r\nbody\r\n\r\n";
+    const mbox_split s = split_mbox(file);
+    EXPECT_TRUE(s.crlf);
+    ASSERT_EQ(s.messages.size(), 2u);
+    EXPECT_EQ(text_of(file, s.messages[0]), "Subject: x\r\n\r\nbody\r\n");
+    EXPECT_EQ(s.messages[1].envelope, "a@b Mon Jan  1 00:00:01 2024");
+    EXPECT_TRUE(s.diagnostics.empty());
+}
+
+TEST(Mbox, DamagedMailboxesLoseNothing) {
+    // No From_ line at the start: what comes first is a message of its own.
+    const std::string headless =
+        "Subject: lost\n\nfirst\n\nFrom a@b Mon Jan  1 00:00:00 2024\n"
+        "Subject: x\n\nsecond\n\n";
+    const mbox_split h = split_mbox(headless);
+    ASSERT_EQ(h.messages.size(), 2u);
+    EXPECT_EQ(text_of(headless, h.messages[0]), "Subject: lost\n\nfirst\n");
+    EXPECT_TRUE(has(h, diag_code::mbox_missing_from_line));
+    // A "From " line inside a body, not after an empty line: body text.
+    const std::string inner =
+        "From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nline\n"
+        "From the start it was clear\n\n";
+    const mbox_split i = split_mbox(inner);
+    ASSERT_EQ(i.messages.size(), 1u);
+    EXPECT_NE(text_of(inner, i.messages[0]).find("From the start"), std::string_view::npos);
+    EXPECT_TRUE(has(i, diag_code::mbox_unquoted_from));
+    EXPECT_EQ(i.diagnostics[0].part_path, "#1");
+    EXPECT_EQ(i.diagnostics[0].offset, inner.find("From the start"));
+    // Cut in the middle of the last message.
+    const std::string cut = "From a@b Mon Jan  1 00:00:00 2024\nSubject: x\n\nbody that was cu";
+    const mbox_split c = split_mbox(cut);
+    ASSERT_EQ(c.messages.size(), 1u);
+    EXPECT_EQ(text_of(cut, c.messages[0]), "Subject: x\n\nbody that was cu");
+    EXPECT_TRUE(has(c, diag_code::mbox_truncated));
+    // Empty.
+    EXPECT_TRUE(split_mbox("").messages.empty());
+}
+
+TEST(Mbox, ContentLengthMailboxesSplitByLength) {
+    // A body line "From " after an empty line: the line rule would split there; mboxcl2 does
+    // not quote it and its Content-Length says where the message ends.
+    const std::string body1 = "first\n\nFrom the body, not a new message\n";
+    const std::string file = "From a@b Mon Jan  1 00:00:00 2024\nSubject: x\nContent-Length: " +
+                             std::to_string(body1.size()) + "\n\n" + body1 +
+                             "\nFrom c@d Mon Jan  1 00:00:01 2024\nSubject: y\n"
+                             "Content-Length: 7\n\nsecond\n\n";
+    const mbox_split s = split_mbox(file);
+    EXPECT_EQ(s.format, mbox_format::mboxcl2);
+    ASSERT_EQ(s.messages.size(), 2u);
+    EXPECT_NE(text_of(file, s.messages[0]).find("From the body"), std::string_view::npos);
+    EXPECT_EQ(s.messages[1].envelope, "c@d Mon Jan  1 00:00:01 2024");
+    // Forced mboxo: the line rule, three messages.
+    EXPECT_EQ(split_mbox(file, mbox_format::mboxo).messages.size(), 3u);
+    // A wrong length: not mboxcl2; forced, it says so and splits by lines.
+    std::string wrong = file;
+    wrong.replace(wrong.find("Content-Length: 7"), 17, "Content-Length: 9");
+    EXPECT_NE(split_mbox(wrong).format, mbox_format::mboxcl2);
+    const mbox_split forced = split_mbox(wrong, mbox_format::mboxcl2);
+    EXPECT_TRUE(has(forced, diag_code::mbox_bad_content_length));
+}
+
+TEST(Mbox, TheCorpusMessagesRoundTripThroughAnMboxrdFile) {
+    // Every e-mail of the corpus that ends with a line end, quoted into one mboxrd file and
+    // read back: each message octet for octet.
+    std::vector<std::string> messages;
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::filesystem::path(MHTML_TEST_DATA) / "corpus")) {
+        if (e.path().extension() != ".eml") continue;
+        std::ifstream in(e.path(), std::ios::binary);
+        std::stringstream ss;
+        ss << in.rdbuf();
+        std::string m = ss.str();
+        if (m.empty() || m.back() != '\n') continue;
+        messages.push_back(std::move(m));
+    }
+    ASSERT_GE(messages.size(), 10u);
+    std::string file;
+    for (const std::string& m : messages)
+        file += "From sender@example.invalid Mon Jan  1 00:00:00 2024\n" +
+                quote(m, mbox_format::mboxrd) + "\n";
+    const mbox_split s = split_mbox(file, mbox_format::mboxrd);
+    ASSERT_EQ(s.messages.size(), messages.size());
+    for (std::size_t i = 0; i < messages.size(); ++i)
+        EXPECT_EQ(unquote(text_of(file, s.messages[i]), s.format), messages[i]) << i;
+}
+
+}  // namespace
+}  // namespace mhtml::store
