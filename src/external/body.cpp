@@ -220,7 +220,9 @@ std::optional<std::int64_t> parse_date_time(std::string_view s) {
     }
     static constexpr std::array<unsigned, 12> month_days = {31, 29, 31, 30, 31, 30,
                                                             31, 31, 30, 31, 30, 31};
-    if (d < 1 || static_cast<unsigned>(d) > month_days[m - 1] || hh > 23 || mm > 59 || ss > 60)
+    const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (d < 1 || static_cast<unsigned>(d) > month_days[m - 1] || (m == 2 && d == 29 && !leap) ||
+        hh > 23 || mm > 59 || ss > 60)
         return std::nullopt;
     // The zone: +hhmm / -hhmm, or an obsolete name (RFC 5322 §4.3); none is read as UT.
     int offset_minutes = 0;
@@ -228,6 +230,7 @@ std::optional<std::int64_t> parse_date_time(std::string_view s) {
         const std::string_view z = tokens[k + 4];
         if ((z[0] == '+' || z[0] == '-') && z.size() == 5 && all_digits(z.substr(1))) {
             const int v = number(z.substr(1));
+            if (v % 100 > 59) return std::nullopt;
             offset_minutes = (v / 100) * 60 + v % 100;
             if (z[0] == '-') offset_minutes = -offset_minutes;
         } else {

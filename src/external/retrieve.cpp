@@ -3,9 +3,13 @@
 #include "mhtml/external/retrieve.hpp"
 
 #include <curl/curl.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <charconv>
 #include <ctime>
 #include <fstream>
@@ -15,6 +19,7 @@
 
 #include "mhtml/ascii.hpp"
 #include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/codec_status.hpp"
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/quoted_printable.hpp"
 #include "mhtml/uri/reference.hpp"
@@ -69,6 +74,21 @@ std::optional<std::string> percent_decoded(std::string_view s) {
         i += 2;
     }
     return out;
+}
+
+std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) noexcept {
+    return b != 0 && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+// The decoded octets a body may have: its `size` with a tenth and 1 KiB more (RFC 2046 calls
+// it approximate), or nullopt without one.
+std::optional<std::uint64_t> size_limit(const body& b) noexcept {
+    if (!b.size) return std::nullopt;
+    return saturating_add(saturating_add(*b.size, *b.size / 10), 1024);
 }
 
 // What one body asks for: a URL (curl) or a local file; or why nothing.
@@ -134,7 +154,15 @@ std::optional<job> plan(const body& b, const retrieve_options& o, std::int64_t n
     }
     job j;
     j.limit = o.max_size;
-    if (b.size) j.limit = std::min<std::uint64_t>(j.limit, *b.size + *b.size / 10 + 1024);
+    if (const auto decoded = size_limit(b)) {
+        // `size` is the decoded object's (RFC 2046 5.2.3): base64 carries 4 characters per 3
+        // octets and line breaks, quoted-printable up to 3 per octet.
+        std::uint64_t wire = *decoded;
+        if (b.encoding == mime::transfer_encoding::base64) wire = saturating_mul(*decoded, 2);
+        if (b.encoding == mime::transfer_encoding::quoted_printable)
+            wire = saturating_mul(*decoded, 3);
+        j.limit = std::min(j.limit, wire);
+    }
     switch (b.kind) {
         case access::url: {
             if (!b.url) {
@@ -222,7 +250,7 @@ struct transfer {
     std::uint64_t announced = 0;  // Content-Length, to reserve the body once
     bool too_large = false;
     std::vector<std::string> chain;
-    std::chrono::steady_clock::time_point started;
+    std::optional<std::chrono::steady_clock::time_point> started;  // the first hop's start
     char error[CURL_ERROR_SIZE] = {};
     ~transfer() {
         if (easy) curl_easy_cleanup(easy);
@@ -288,7 +316,8 @@ void accept_data(const body& b, retrieval& r, std::string data, bool typed) {
     if (typed) {
         mime::value_issues issues;
         const mime::content_type got = mime::parse_content_type(r.content_type, issues);
-        if (r.content_type.empty() || !ascii::iequals(got.essence(), b.type.essence())) {
+        if (r.content_type.empty() || issues.invalid || issues.missing_subtype ||
+            !ascii::iequals(got.essence(), b.type.essence())) {
             fail(r, status::type_mismatch, "type",
                  cat(r.url, " answered ",
                      r.content_type.empty() ? std::string("without a Content-Type")
@@ -300,11 +329,23 @@ void accept_data(const body& b, retrieval& r, std::string data, bool typed) {
     if (b.encoding == mime::transfer_encoding::base64 ||
         b.encoding == mime::transfer_encoding::quoted_printable) {
         std::string decoded;
-        if (b.encoding == mime::transfer_encoding::base64)
-            mime::base64_decode(data, decoded);
-        else
-            mime::qp_decode(data, decoded);
+        const mime::codec_status cs = b.encoding == mime::transfer_encoding::base64
+                                          ? mime::base64_decode(data, decoded)
+                                          : mime::qp_decode(data, decoded);
+        if (!cs.clean()) {
+            fail(r, status::failed, "bad_encoding",
+                 cat(r.url, ": the data is not valid ",
+                     b.encoding == mime::transfer_encoding::base64 ? "base64" : "quoted-printable",
+                     ", as the part's Content-Transfer-Encoding says it is; discarded"));
+            return;
+        }
         data = std::move(decoded);
+    }
+    if (const auto most = size_limit(b); most && data.size() > *most) {
+        fail(r, status::too_large, "too_large",
+             cat(r.url, ": ", std::to_string(data.size()), " octets, more than the part's size=",
+                 std::to_string(*b.size), " with a tenth and 1 KiB more"));
+        return;
     }
     if (b.content_md5) {
         r.md5_matches = mime::content_md5_matches(*b.content_md5, data, b.type.type == "text");
@@ -323,23 +364,38 @@ void accept_data(const body& b, retrieval& r, std::string data, bool typed) {
 }
 
 void read_local(const body& b, const job& j, retrieval& r) {
-    std::error_code ec;
-    const std::uint64_t size = std::filesystem::file_size(*j.file, ec);
-    if (ec) {
-        fail(r, status::failed, "not_found", cat(j.file->string(), ": ", ec.message()));
+    // Opened without following a link and without blocking (a FIFO put there meanwhile), and
+    // read only if it is a regular file.
+    const int fd = ::open(j.file->c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        fail(r, status::failed, "not_found", cat(j.file->string(), ": ", std::strerror(errno)));
         return;
     }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        refuse(r, "not_allowed", cat(j.file->string(), " is not a regular file"));
+        return;
+    }
+    const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size > j.limit) {
+        ::close(fd);
         fail(r, status::too_large, "too_large",
              cat(j.file->string(), " has ", std::to_string(size), " octets, more than ",
                  std::to_string(j.limit), b.size ? " (the part's size, with its tolerance)" : ""));
         return;
     }
-    std::ifstream in(*j.file, std::ios::binary);
-    std::string data(size, '\0');
-    in.read(data.data(), static_cast<std::streamsize>(size));
-    if (!in) {
-        fail(r, status::failed, "unreadable", cat(j.file->string(), " cannot be read"));
+    std::string data(static_cast<std::size_t>(size), '\0');
+    std::size_t got = 0;
+    while (got < data.size()) {
+        const ssize_t n = ::read(fd, data.data() + got, data.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        got += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    if (got != data.size()) {
+        fail(r, status::failed, "unreadable", cat(j.file->string(), " cannot be read whole"));
         return;
     }
     accept_data(b, r, std::move(data), false);
@@ -348,8 +404,8 @@ void read_local(const body& b, const job& j, retrieval& r) {
 class runner {
 public:
     runner(const std::vector<body>& bodies, const retrieve_options& o, std::vector<retrieval>& out,
-           const std::function<void(std::size_t)>& done)
-        : bodies_(bodies), o_(o), out_(out), done_(done) {
+           const std::function<void(std::size_t)>& done, const std::uint64_t* held)
+        : bodies_(bodies), o_(o), out_(out), done_(done), held_(held) {
         init_curl();
         multi_ = curl_multi_init();
         curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
@@ -369,13 +425,15 @@ public:
         t->index = index;
         t->limit = limit;
         t->chain.push_back(std::move(url));
-        t->started = std::chrono::steady_clock::now();
         waiting_.push_back(std::move(t));
     }
 
     void run() {
         for (;;) {
-            while (running_.size() < std::max<std::size_t>(1, o_.parallel) && !waiting_.empty()) {
+            // Past max_held, a transfer starts only when none runs: the waiting one with the
+            // lowest index, which all held ones wait for, so writing goes on.
+            while (running_.size() < std::max<std::size_t>(1, o_.parallel) && !waiting_.empty() &&
+                   (running_.empty() || !held_ || *held_ <= o_.max_held)) {
                 std::unique_ptr<transfer> t = std::move(waiting_.front());
                 waiting_.erase(waiting_.begin());
                 const std::size_t index = t->index;
@@ -407,6 +465,7 @@ private:
     const retrieve_options& o_;
     std::vector<retrieval>& out_;
     const std::function<void(std::size_t)>& done_;
+    const std::uint64_t* held_;  // octets retrieved and not yet written (materialize), or null
     CURLM* multi_ = nullptr;
     std::string agent_;
     std::vector<std::unique_ptr<transfer>> waiting_, running_;
@@ -419,7 +478,8 @@ private:
     void start(std::unique_ptr<transfer> t) {
         retrieval& r = out_[t->index];
         const body& b = bodies_[t->index];
-        const auto spent = std::chrono::steady_clock::now() - t->started;
+        if (!t->started) t->started = std::chrono::steady_clock::now();  // kept across hops
+        const auto spent = std::chrono::steady_clock::now() - *t->started;
         const auto left = o_.timeout - std::chrono::duration_cast<std::chrono::milliseconds>(spent);
         if (left.count() <= 0) {
             fail(r, status::failed, "timeout", cat(r.url, " timed out (redirects included)"));
@@ -486,6 +546,14 @@ private:
         }
         const std::string scheme = scheme_of(at);
         if (scheme == "ftp") {
+            // Through an HTTP proxy (ftp_proxy), the answer is HTTP: its status counts.
+            long http = 0;
+            curl_easy_getinfo(t->easy, CURLINFO_HTTP_CODE, &http);
+            if (http != 0 && (http < 200 || http > 299)) {
+                fail(r, status::failed, cat("http_", std::to_string(http)),
+                     cat(at, ": the proxy answered HTTP status ", std::to_string(http)));
+                return;
+            }
             accept_data(b, r, std::move(t->body), false);
             return;
         }
@@ -558,10 +626,11 @@ namespace {
 // Retrieves into `out` (one per body), calling `done(i)` once for each body as soon as its
 // result is final (refused and local ones at once, the others as their transfers end).
 void retrieve_each(const std::vector<body>& bodies, const retrieve_options& o,
-                   std::vector<retrieval>& out, const std::function<void(std::size_t)>& done) {
+                   std::vector<retrieval>& out, const std::function<void(std::size_t)>& done,
+                   const std::uint64_t* held = nullptr) {
     out.assign(bodies.size(), retrieval{});
     const std::int64_t now = o.now ? *o.now : static_cast<std::int64_t>(std::time(nullptr));
-    runner net(bodies, o, out, done);
+    runner net(bodies, o, out, done, held);
     std::size_t planned = 0;
     for (std::size_t i = 0; i < bodies.size(); ++i) {
         std::optional<job> j;
@@ -697,6 +766,25 @@ bool write_replacement(const mime::part_view& p, const body& b, std::string_view
     if (!children.empty())
         for (const mime::header_field_view f : children.front().headers())
             if (!f.is("Content-Transfer-Encoding")) head += line(f.raw());
+    // Always a type: without one the part would read as the default of where it stands
+    // (message/rfc822 inside a multipart/digest), not as the object's.
+    if (!b.type_given) head += cat("Content-Type: ", b.type.essence(), eol);
+    // A message or multipart is never encoded (RFC 2045 6.4, RFC 2046 5.2.1): as it is, 7bit
+    // or 8bit (binary when it has a NUL or long lines). Its lines were checked against the
+    // enclosing boundaries before.
+    if (b.type.type == "message" || b.type.type == "multipart") {
+        bool eight = false, binary = false;
+        std::size_t line_length = 0;
+        for (const char c : data) {
+            const auto u = static_cast<unsigned char>(c);
+            eight |= u >= 0x80;
+            binary |= u == 0;
+            line_length = c == '\n' ? 0 : line_length + 1;
+            binary |= line_length > 998;
+        }
+        const char* cte = binary ? "binary" : eight ? "8bit" : "7bit";
+        return write(cat(head, "Content-Transfer-Encoding: ", cte, eol, eol)) && write(data);
+    }
     // 7bit for plain text, quoted-printable for other text (CRLF files), base64 otherwise.
     if (b.type.type == "text") {
         if (plain_text(data, eol))
@@ -712,6 +800,27 @@ bool write_replacement(const mime::part_view& p, const body& b, std::string_view
            write_base64(data, eol, write);
 }
 
+// Whether `data` has a line that an enclosing multipart of `p` would read as its delimiter.
+bool collides_with_enclosing(const mime::part_view& p, std::string_view data) {
+    for (auto a = p.parent(); a; a = a->parent()) {
+        if (!a->content_type().is_multipart()) continue;
+        const auto boundary = a->content_type().param("boundary");
+        if (!boundary || boundary->empty()) continue;
+        const std::string delimiter = cat("--", *boundary);
+        if (data.starts_with(delimiter)) return true;
+        for (std::size_t at = 0; (at = data.find(delimiter, at)) != std::string_view::npos; ++at)
+            if (at > 0 && data[at - 1] == '\n') return true;
+    }
+    return false;
+}
+
+// Whether `p` lies inside the phantom body of another external-body part (unused: URL-3.0.3).
+bool inside_phantom(const mime::part_view& p) {
+    for (auto a = p.parent(); a; a = a->parent())
+        if (a->content_type().is("message", "external-body")) return true;
+    return false;
+}
+
 }  // namespace
 
 bool materialize_to(const mime::document& doc, const retrieve_options& o, materialize_report& rep,
@@ -720,7 +829,7 @@ bool materialize_to(const mime::document& doc, const retrieve_options& o, materi
     std::vector<body> bodies;
     std::vector<std::size_t> entry;  // report index of each retrieved part
     for (const mime::part_view& p : doc.parts()) {
-        if (!p.content_type().is("message", "external-body")) continue;
+        if (!p.content_type().is("message", "external-body") || inside_phantom(p)) continue;
         auto b = read(doc, p, nullptr);
         if (!b) continue;
         materialized_part mp;
@@ -746,9 +855,11 @@ bool materialize_to(const mime::document& doc, const retrieve_options& o, materi
     std::vector<retrieval> results;
     std::vector<char> done(parts.size(), 0);
     std::size_t next = 0;
+    std::uint64_t held = 0;  // octets retrieved, waiting to be written
     const auto advance = [&] {
         for (; next < parts.size() && done[next]; ++next) {
             materialized_part& mp = rep.parts[entry[next]];
+            held -= std::min<std::uint64_t>(held, results[next].data.size());
             mp.result = std::move(results[next]);
             if (mp.result.st != status::fetched || !ok) continue;
             const mime::part_view& p = parts[next];
@@ -763,6 +874,15 @@ bool materialize_to(const mime::document& doc, const retrieve_options& o, materi
                     end -= 1;
             }
             if (start < at || end > in.size()) continue;  // nested in one replaced already
+            if ((mp.model.type.type == "message" || mp.model.type.type == "multipart") &&
+                collides_with_enclosing(p, mp.result.data)) {
+                fail(mp.result, status::failed, "boundary",
+                     cat(mp.result.url, ": the ", mp.model.type.essence(),
+                         " retrieved has a line that reads as a delimiter of an enclosing "
+                         "multipart, and a ",
+                         mp.model.type.type, " cannot be encoded; kept as it was"));
+                continue;
+            }
             ok = write(in.substr(at, start - at)) &&
                  write_replacement(p, bodies[next], mp.result.data, write);
             at = end;
@@ -771,10 +891,14 @@ bool materialize_to(const mime::document& doc, const retrieve_options& o, materi
             std::string().swap(mp.result.data);  // written: let it go
         }
     };
-    retrieve_each(bodies, o, results, [&](std::size_t i) {
-        done[i] = 1;
-        advance();
-    });
+    retrieve_each(
+        bodies, o, results,
+        [&](std::size_t i) {
+            done[i] = 1;
+            held += results[i].data.size();
+            advance();
+        },
+        &held);
     ok = ok && write(in.substr(at));
     for (const materialized_part& mp : rep.parts) {
         if (mp.replaced)

@@ -116,6 +116,18 @@ TEST(CliFetchExternal, FailuresAreListedAndExitOne) {
     EXPECT_NE(text.out.find("kept    part 2"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("http_404"), std::string::npos) << text.out;
     EXPECT_NE(text.out.find("1 of 2 external bodies fetched"), std::string::npos) << text.out;
+    // What the message or a server says is shown without terminal escapes.
+    const std::string esc = (box / "esc.eml").string();
+    mhtml::test::write_bytes(
+        box / "esc.eml",
+        "MIME-Version: 1.0\r\nContent-Type: message/external-body; access-type=URL; "
+        "URL=\"http://127.0.0.1:1/\x1b[31mred\x1b]0;title\x07\"\r\n\r\n"
+        "Content-Type: text/plain\r\n\r\n");
+    const auto escaped = run_cli("fetch-external " + shell_quote(esc) + " -o " +
+                                 shell_quote((box / "esc-out.eml").string()));
+    EXPECT_EQ(escaped.status, 1);
+    EXPECT_EQ(escaped.out.find('\x1b'), std::string::npos) << escaped.out;
+    EXPECT_EQ(escaped.out.find('\x07'), std::string::npos);
     // Usage and I/O errors: 2, and nothing written.
     EXPECT_EQ(run_cli("fetch-external " + shell_quote((box / "none.eml").string()) + " -o " +
                       shell_quote((box / "x.eml").string()))

@@ -79,13 +79,14 @@ void write_report(std::string& out, const fetch_external_options& o,
         out += '\n';
         return;
     }
+    // What comes from the message or the server is shown printable (no terminal escapes).
     for (const auto& p : r.parts)
         out += std::string(p.replaced ? "fetched " : "kept    ") + "part " +
                (p.path.empty() ? "." : p.path) + " @" + std::to_string(p.offset) + " (" +
-               p.model.access_type + "): " +
-               (p.replaced ? p.result.message
+               printable(p.model.access_type, 40) + "): " +
+               (p.replaced ? printable(p.result.message, 600)
                            : std::string(external::status_name(p.result.st)) + ", " +
-                                 p.result.reason + ": " + p.result.message) +
+                                 p.result.reason + ": " + printable(p.result.message, 600)) +
                '\n';
     out += std::to_string(r.fetched) + " of " + std::to_string(r.parts.size()) +
            " external bodies fetched into " + o.out + "\n";

@@ -121,7 +121,11 @@ int run_ls(const ls_options& o) {
                 append_capped(diags, std::move(d), o.limits.max_diagnostics);
             pi.decoded_size = buf.size();
             if (o.hash) pi.sha256 = sha256_hex(buf);
-            if (auto md5 = p.header("Content-MD5")) {
+            const auto parent = p.parent();
+            const bool phantom = parent && parent->content_type().is("message", "external-body");
+            // The encapsulated header of an external body describes the object elsewhere: its
+            // Content-MD5 is not for the phantom body.
+            if (auto md5 = p.header("Content-MD5"); md5 && !phantom) {
                 pi.has_md5 = true;
                 pi.md5_matches =
                     mime::content_md5_matches(md5->value(), buf, p.content_type().type == "text");
@@ -325,7 +329,7 @@ int run_ls(const ls_options& o) {
                 out += "  " + std::string(severity_name(d.sev)) + ' ' +
                        std::string(code_name(d.code)) + " part " +
                        (d.part_path.empty() ? "." : d.part_path) + " @" + std::to_string(d.offset) +
-                       ": " + d.message + '\n';
+                       ": " + printable(d.message) + '\n';
             }
         }
     }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "commands.hpp"
+#include "json.hpp"
 #include "mhtml/external/retrieve.hpp"
 #include "mhtml/version.hpp"
 
@@ -34,6 +35,7 @@ std::string with_external_bodies(std::string_view command, std::string_view byte
     const mime::document doc = mime::document::parse(std::string(bytes), po);
     external::retrieve_options ro;
     if (!flags.allow_local.empty()) ro.allow_local = flags.allow_local;
+    ro.max_size = 256ull << 20;  // a view's part; fetch-external itself allows --max-size
     external::materialize_report report;
     std::string out = external::materialize(doc, ro, report);
     for (const auto& p : report.parts)
@@ -41,7 +43,7 @@ std::string with_external_bodies(std::string_view command, std::string_view byte
             std::cerr << "mhtml " << command << ": external body in part "
                       << (p.path.empty() ? "." : p.path) << " kept as it is ("
                       << external::status_name(p.result.st) << ", " << p.result.reason
-                      << "): " << p.result.message << '\n';
+                      << "): " << printable(p.result.message, 600) << '\n';
     return out;
 }
 

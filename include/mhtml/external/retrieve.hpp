@@ -46,6 +46,10 @@ struct retrieve_options {
     std::size_t parallel = 8;                           ///< transfers at once
     std::size_t max_redirects = 5;
     std::size_t max_parts = 10'000;  ///< bodies retrieved at most; later ones are refused
+    /// materialize: octets of retrieved bodies held while they wait for an earlier part to be
+    /// written; beyond it no new transfer starts until one is written (so memory stays within
+    /// it plus `parallel` bodies in flight).
+    std::uint64_t max_held = 1ull << 30;
     bool ignore_expiration = false;
     /// "Now" for `expiration`, in seconds since the epoch (none: the clock's).
     std::optional<std::int64_t> now;

@@ -227,6 +227,9 @@ TEST(ExternalBody, DatesOfRfc5322AndItsObsoleteForms) {
     EXPECT_EQ(parse_date_time("Tue, 29 Feb 2028 12:00:00 -0000"), 1835438400);
     EXPECT_EQ(parse_date_time("Sat, 1 Jan 2000 00:00:00 (no zone)"), 946684800);
     EXPECT_FALSE(parse_date_time("31 Feb 2020 00:00:00 +0000"));
+    EXPECT_FALSE(parse_date_time("29 Feb 2023 00:00:00 +0000"));  // not a leap year
+    EXPECT_TRUE(parse_date_time("29 Feb 2000 00:00:00 +0000"));
+    EXPECT_FALSE(parse_date_time("1 Jan 2020 00:00:00 +0160"));  // 60 minutes
     EXPECT_FALSE(parse_date_time("1 Foo 2020 00:00:00 +0000"));
     EXPECT_FALSE(parse_date_time("1 Jan 2020 25:00:00 +0000"));
     EXPECT_FALSE(parse_date_time("1 Jan 2020 00:00:00 +01"));
@@ -265,6 +268,9 @@ TEST(ExternalBody, URL_4_1_TextIsDigestedWithCrlfLineBreaks) {
         EXPECT_EQ(mime::content_md5_matches(" " + canonical + " (comment)", text, true), true);
     }
     EXPECT_NE(mime::content_md5("a\nb\n", false), canonical);  // not text: octets as they are
+    // The 16 octets are compared: unused low bits of the last character do not matter.
+    EXPECT_EQ(mime::content_md5_matches("XUFAKrxLKna5cZ2REBfFkh==", "hello", false), true);
+    EXPECT_EQ(mime::content_md5("hello", false), "XUFAKrxLKna5cZ2REBfFkg==");
     // Pieces: a CR at the end of one and an LF at the start of the next are one line break.
     mime::md5_digest h;
     h.update_text("a\r");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "support/loopback_http.hpp"
@@ -126,8 +127,6 @@ TEST(Retrieve, HttpErrorsTimeoutsAndTruncation) {
     EXPECT_TRUE(truncated.data.empty());
 
     // Nothing listens there.
-    test_server gone_soon;
-    const std::string gone = gone_soon.url("/x");
     const retrieval refused_conn = one(url_part("http://127.0.0.1:1/x"));
     EXPECT_EQ(refused_conn.st, st::failed);
     EXPECT_EQ(refused_conn.reason, "network");
@@ -235,6 +234,84 @@ TEST(Retrieve, SizeAndMaxSizeStopTheTransfer) {
     retrieve_options small;
     small.max_size = 100;
     EXPECT_EQ(one(url_part(s.url("/big")), small).st, st::too_large);
+    // Compressed: the Content-Length is small and the limit cuts the decoded octets.
+    route zipped;
+    zipped.headers = {{"Content-Type", "text/html"}, {"Content-Encoding", "gzip"}};
+    zipped.body = test::gzip(std::string(200'000, 'z'));
+    s.add("/zipped", zipped);
+    const retrieval bomb = one(url_part(s.url("/zipped")), small);
+    EXPECT_EQ(bomb.st, st::too_large);
+    EXPECT_EQ(one(url_part(s.url("/zipped"), "text/html", "", "; size=1000")).st, st::too_large);
+    // size is the decoded object's: base64 on the wire may be 4/3 of it and more.
+    const std::string object(30'000, 'q');
+    s.add("/b64big", "application/octet-stream", mime::base64_encode(object));
+    const retrieval encoded =
+        one(url_part(s.url("/b64big"), "application/octet-stream",
+                     "Content-Transfer-Encoding: base64\r\n", "; size=30000"));
+    EXPECT_EQ(encoded.st, st::fetched) << encoded.message;
+    EXPECT_EQ(encoded.data, object);
+    EXPECT_EQ(one(url_part(s.url("/b64big"), "application/octet-stream",
+                           "Content-Transfer-Encoding: base64\r\n", "; size=20000"))
+                  .st,
+              st::too_large);
+    // A size near 2^64 does not wrap to a limit of nothing.
+    EXPECT_EQ(one(url_part(s.url("/big"), "text/html", "", "; size=16769767339735955084")).st,
+              st::fetched);
+}
+
+TEST(Retrieve, TheTimeLimitStartsWhenATransferStarts) {
+    // 8 parts answered after 300 ms each, 2 at a time, 1 s each: all fetched (the time a part
+    // waits for a free transfer is not its own).
+    test_server s;
+    std::vector<std::string> parts;
+    for (int i = 0; i < 8; ++i) {
+        route slow;
+        slow.headers = {{"Content-Type", "text/plain"}};
+        slow.body = "late";
+        slow.latency = 300ms;
+        s.add("/late" + std::to_string(i), slow);
+        parts.push_back(url_part(s.url("/late" + std::to_string(i)), "text/plain"));
+    }
+    const mime::document doc = mime::document::parse(message(parts));
+    retrieve_options o;
+    o.parallel = 2;
+    o.timeout = 1s;
+    for (const retrieval& r : retrieve(bodies_of(doc), o))
+        EXPECT_EQ(r.st, st::fetched) << r.message;
+}
+
+TEST(Retrieve, MalformedResponseTypesAreRejected) {
+    test_server s;
+    s.add("/t", "text", "x");
+    s.add("/g", "garbage", "x");
+    EXPECT_EQ(one(url_part(s.url("/t"), "text/plain")).st, st::type_mismatch);
+    EXPECT_EQ(one(url_part(s.url("/g"), "text/plain")).st, st::type_mismatch);
+    // Data that is not the base64 the part says it is.
+    s.add("/bad64", "image/png", "not base64 at all!");
+    EXPECT_EQ(
+        one(url_part(s.url("/bad64"), "image/png", "Content-Transfer-Encoding: base64\r\n")).reason,
+        "bad_encoding");
+}
+
+TEST(Retrieve, FtpThroughAnHttpProxyHonoursItsStatus) {
+    test_server proxy;
+    route bad;
+    bad.status = 502;
+    bad.headers = {{"Content-Type", "text/html"}};
+    bad.body = "<h1>Bad Gateway</h1>";
+    proxy.add("ftp://ftp.invalid/pub/f.bin", bad);
+    ::setenv("ftp_proxy", proxy.url("").c_str(), 1);
+    const std::string saved_no = std::getenv("no_proxy") ? std::getenv("no_proxy") : "";
+    ::unsetenv("no_proxy");
+    ::unsetenv("NO_PROXY");
+    const retrieval r = one(url_part("ftp://ftp.invalid/pub/f.bin", "application/octet-stream"));
+    ::unsetenv("ftp_proxy");
+    ::setenv("no_proxy", saved_no.c_str(), 1);
+    ::setenv("NO_PROXY", saved_no.c_str(), 1);
+    EXPECT_EQ(proxy.requests("ftp://ftp.invalid/pub/f.bin"), 1);
+    EXPECT_EQ(r.st, st::failed);
+    EXPECT_EQ(r.reason, "http_502");
+    EXPECT_TRUE(r.data.empty());
 }
 
 TEST(Retrieve, ExpiredPartsAreRefusedUnlessAsked) {
@@ -550,11 +627,91 @@ TEST(Materialize, Base64BodiesOfEverySizeReadBackExactly) {
                 line = c == '\n' ? 0 : line + 1;
                 longest = std::max(longest, line);
             }
-            EXPECT_LE(longest, 77u);  // 76 and a CR
+            EXPECT_LE(longest, eol == "\n" ? 76u : 77u);  // 76, and the CR of CRLF
         }
         for (const diagnostic& d : back.diagnostics())
             EXPECT_NE(d.sev, severity::error) << d.message;
     }
+}
+
+TEST(Materialize, MessagesAndMultipartsAreNeverEncodedAndPhantomsAreLeftAlone) {
+    test_server s;
+    s.add("/m.eml", "message/rfc822", "Subject: inner\r\n\r\nhello \xc3\xa9\r\n");
+    s.add("/clash.eml", "message/rfc822", "Subject: inner\r\n\r\n--b\r\nclash\r\n");
+    s.add("/hidden", "text/plain", "hidden");
+    s.add("/plain", "text/plain", "plain text\r\n");
+    const std::string input =
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+        "--b\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+        s.url("/m.eml") +
+        "\"\r\n\r\nContent-Type: message/rfc822\r\nContent-ID: <m@x>\r\n\r\n"
+        "--b\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+        s.url("/clash.eml") +
+        "\"\r\n\r\nContent-Type: message/rfc822\r\nContent-ID: <c@x>\r\n\r\n"
+        "--b\r\nContent-Type: message/external-body; access-type=URL; "
+        "URL=\"http://127.0.0.1:1/x\"\r\n"
+        "\r\nContent-Type: multipart/mixed; boundary=inner\r\nContent-ID: <p@x>\r\n\r\n"
+        "--inner\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+        s.url("/hidden") +
+        "\"\r\n\r\nContent-Type: text/plain\r\n\r\n--inner--\r\n"
+        "--b\r\nContent-Type: multipart/digest; boundary=d\r\n\r\n"
+        "--d\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+        s.url("/plain") + "\"\r\n\r\nContent-ID: <d@x>\r\n\r\n--d--\r\n--b--\r\n";
+    materialize_report rep;
+    const std::string out = materialize(mime::document::parse(input), {}, rep);
+    EXPECT_EQ(s.requests("/hidden"), 0);  // inside a phantom body (URL-3.0.3): never fetched
+    ASSERT_EQ(rep.parts.size(), 4u);
+    EXPECT_TRUE(rep.parts[0].replaced);
+    EXPECT_FALSE(rep.parts[1].replaced);
+    EXPECT_EQ(rep.parts[1].result.reason, "boundary");
+    EXPECT_FALSE(rep.parts[2].replaced);  // nothing listens on port 1
+    EXPECT_TRUE(rep.parts[3].replaced);
+    const mime::document back = mime::document::parse(out);
+    // No diagnostic the input did not have already (its phantom is as it was).
+    const mime::document before = mime::document::parse(input);
+    for (const diagnostic& d : back.diagnostics()) {
+        bool known = false;
+        for (const diagnostic& e : before.diagnostics()) known |= e.code == d.code;
+        EXPECT_TRUE(known) << d.message;
+    }
+    const auto m = back.find("1");
+    EXPECT_TRUE(m->content_type().is("message", "rfc822"));
+    EXPECT_EQ(m->encoding(), mime::transfer_encoding::eight_bit);
+    EXPECT_EQ(back.find("1.1")->header("Subject")->value(), "inner");
+    // In a digest, a part without a type would be message/rfc822: the type is written.
+    EXPECT_TRUE(back.find("4.1")->content_type().is("text", "plain"));
+    std::string d;
+    back.find("4.1")->decode_to(d);
+    EXPECT_EQ(d, "plain text\r\n");
+    EXPECT_NE(out.find(s.url("/hidden")), std::string::npos);  // the phantom, as it was
+}
+
+TEST(Materialize, HeldBodiesStayWithinTheBudgetAndWritingGoesOn) {
+    // The first part is slow, the others quick; with a budget of one octet no transfer starts
+    // while another runs and something is held, yet every part is written, in order.
+    test_server s;
+    route slow;
+    slow.headers = {{"Content-Type", "text/plain"}};
+    slow.body = "first\r\n";
+    slow.latency = 300ms;
+    s.add("/0", slow);
+    std::string input = "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n";
+    for (int i = 0; i < 6; ++i) {
+        if (i > 0)
+            s.add("/" + std::to_string(i), "text/plain", "part " + std::to_string(i) + "\r\n");
+        input += "--b\r\nContent-Type: message/external-body; access-type=URL; URL=\"" +
+                 s.url("/" + std::to_string(i)) + "\"\r\n\r\nContent-Type: text/plain\r\n\r\n";
+    }
+    input += "--b--\r\n";
+    retrieve_options o;
+    o.parallel = 4;
+    o.max_held = 1;
+    materialize_report rep;
+    const std::string out = materialize(mime::document::parse(input), o, rep);
+    EXPECT_EQ(rep.fetched, 6u);
+    EXPECT_EQ(s.total_requests(), 6);
+    EXPECT_LT(out.find("first"), out.find("part 1"));
+    EXPECT_LT(out.find("part 4"), out.find("part 5"));
 }
 
 TEST(Materialize, AWholeMessageThatIsAnExternalBodyKeepsItsHeading) {
