@@ -188,3 +188,36 @@ TEST(CliLs, URL_4_2_ExternalBodiesAndContentMd5InJson) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(CliLs, MailboxesAreListedByMessage) {
+    const std::string content =
+        "From a@b.example Mon Jan  1 00:00:00 2024\n"
+        "From: Ann <a@b.example>\nSubject: =?UTF-8?Q?caf=C3=A9?=\n"
+        "Date: Mon, 1 Jan 2024 00:00:00 +0000\nMessage-ID: <1@b.example>\n\nhello\n>From me\n\n"
+        "From c@d.example Tue Jan  2 00:00:00 2024\nFrom: c@d.example\nSubject: two\n"
+        "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=x\n\n"
+        "--x\n\na\n--x\n\nb\n--x--\n\n";
+    const std::string file = temp_file(content, ".mbox");
+    auto r = run("ls " + file);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("mboxo mailbox, 2 messages"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("café"), std::string::npos);
+    auto j = run("ls --json " + file);
+    ASSERT_EQ(j.status, 0);
+    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["mailbox"], "mboxo");
+    ASSERT_EQ(doc["messages"].size(), 2u);
+    EXPECT_EQ(doc["messages"][0]["subject"], "café");
+    EXPECT_EQ(doc["messages"][0]["message_id"], "<1@b.example>");
+    EXPECT_EQ(doc["messages"][0]["offset"], 42);
+    EXPECT_EQ(doc["messages"][1]["parts"], 2);
+    EXPECT_EQ(doc["messages"][1]["from_line_offset"], content.find("From c@d.example"));
+    // --no-mbox: one message, as before.
+    auto one = run("ls --no-mbox " + file);
+    EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;
+    std::filesystem::remove(file);
+}
+
+}  // namespace

@@ -13,6 +13,7 @@
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/store/mbox.hpp"
 
 namespace mhtml::cli {
 
@@ -22,6 +23,8 @@ struct ls_options {
     std::string file;
     bool json = false;
     bool hash = false;
+    bool mbox = false;     // read as a mailbox even if it does not look like one
+    bool no_mbox = false;  // read as one message even if it looks like a mailbox
     parse_limits limits;
 };
 
@@ -97,10 +100,124 @@ void write_external(json_writer& w, const external::body& b) {
     w.end_object();
 }
 
+// `mhtml ls MAILBOX`: one line (or JSON object) per message: number, offset, size, Date,
+// From, Subject, parts; then the mailbox's diagnostics.
+int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
+    const store::mbox_split split = store::split_mbox(bytes);
+    std::string out;
+    json_writer w(out);
+    if (o.json) {
+        w.begin_object();
+        w.key("file");
+        w.string(o.file);
+        w.key("size");
+        w.number(bytes.size());
+        w.key("mailbox");
+        w.string(store::mbox_format_name(split.format));
+        w.key("messages");
+        w.begin_array();
+    } else {
+        out += (o.file == "-" ? std::string("(stdin)") : o.file) + ": " +
+               std::string(store::mbox_format_name(split.format)) + " mailbox, " +
+               std::to_string(split.messages.size()) + " messages, " +
+               std::to_string(bytes.size()) + " octets\n";
+        char head[160];
+        std::snprintf(head, sizeof head, "%-6s %12s %10s %5s  %-31s %-28s %s\n", "#", "OFFSET",
+                      "SIZE", "PARTS", "DATE", "FROM", "SUBJECT");
+        out += head;
+    }
+    bool errors = false;
+    for (std::size_t i = 0; i < split.messages.size(); ++i) {
+        const store::mbox_message& m = split.messages[i];
+        mime::parse_options po;
+        po.limits = o.limits;
+        const mime::document doc =
+            mime::document::parse(store::unquote(bytes.substr(m.offset, m.size), split.format), po);
+        for (const diagnostic& d : doc.diagnostics()) errors |= d.sev == severity::error;
+        const auto field = [&](const char* name) {
+            const auto f = doc.root().header(name);
+            return f ? mime::decode_to_utf8(f->value()) : std::string();
+        };
+        std::size_t leaves = 0;
+        for (const mime::part_view& p : doc.parts()) leaves += p.is_leaf() ? 1 : 0;
+        if (o.json) {
+            w.begin_object();
+            w.key("number");
+            w.number(i + 1);
+            w.key("from_line_offset");
+            w.number(m.from_line);
+            w.key("offset");
+            w.number(m.offset);
+            w.key("size");
+            w.number(m.size);
+            w.key("envelope");
+            w.string(m.envelope);
+            w.key("date");
+            w.string(field("Date"));
+            w.key("from");
+            w.string(field("From"));
+            w.key("subject");
+            w.string(field("Subject"));
+            w.key("message_id");
+            w.string(field("Message-ID"));
+            w.key("parts");
+            w.number(leaves);
+            w.key("diagnostics");
+            w.number(doc.diagnostics().size());
+            w.end_object();
+        } else {
+            char line[512];
+            std::snprintf(
+                line, sizeof line, "%-6zu %12llu %10llu %5zu  %-31s %-28s %s\n", i + 1,
+                static_cast<unsigned long long>(m.offset), static_cast<unsigned long long>(m.size),
+                leaves, printable(field("Date"), 31).c_str(), printable(field("From"), 28).c_str(),
+                printable(field("Subject"), 200).c_str());
+            out += line;
+        }
+    }
+    if (o.json) {
+        w.end_array();
+        w.key("diagnostics");
+        w.begin_array();
+        for (const diagnostic& d : split.diagnostics) {
+            w.begin_object();
+            w.key("severity");
+            w.string(severity_name(d.sev));
+            w.key("code");
+            w.string(code_name(d.code));
+            w.key("message_number");
+            w.string(d.part_path);
+            w.key("offset");
+            w.number(d.offset);
+            w.key("message");
+            w.string(d.message);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+        out += '\n';
+    } else if (!split.diagnostics.empty()) {
+        out += "diagnostics:\n";
+        for (const diagnostic& d : split.diagnostics)
+            out += "  " + std::string(severity_name(d.sev)) + ' ' + std::string(code_name(d.code)) +
+                   " message " + d.part_path + " @" + std::to_string(d.offset) + ": " +
+                   printable(d.message) + '\n';
+    }
+    for (const diagnostic& d : split.diagnostics) errors |= d.sev == severity::error;
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    if (std::fflush(stdout) != 0) {
+        std::cerr << "mhtml ls: cannot write the output\n";
+        return exit_usage;
+    }
+    return errors ? exit_input_errors : exit_ok;
+}
+
 int run_ls(const ls_options& o) {
     auto opened = open_input("ls", o.file);
     if (!opened) return exit_usage;
     input_buffer in = std::move(*opened);
+    if (o.mbox || (!o.no_mbox && store::looks_like_mbox(in.bytes())))
+        return run_ls_mailbox(o, in.bytes());
     mime::parse_options po;
     po.limits = o.limits;
     mime::document doc = mime::document::parse(std::move(in), po);
@@ -354,6 +471,13 @@ runner add_ls_command(CLI::App& app) {
                   "print one JSON document {\"parts\": [...], \"related\": [...], \"diagnostics\": "
                   "[...]}");
     cmd->add_flag("--hash", o->hash, "add the SHA-256 of each leaf's decoded content");
+    cmd->add_flag("--mbox", o->mbox,
+                  "read FILE as an mbox mailbox and list its messages (the default when it starts "
+                  "with a From_ line)");
+    cmd->add_flag("--no-mbox", o->no_mbox,
+                  "read FILE as one message even if it starts with a "
+                  "From_ line")
+        ->excludes("--mbox");
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"
