@@ -19,6 +19,7 @@
 # (scripts/setup-deps.sh --bench). Builds (Release, build/bench): the CLI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/nginx.sh"
 rounds=5
 parts=1000
 size=102400
@@ -45,6 +46,7 @@ cmake --build "$build" -j"$(nproc)" --target mhtml_cli >/dev/null
 mhtml=$build/tools/mhtml/mhtml
 
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d); fi
+chmod 755 "$work"  # nginx's workers (www-data) read the files
 nginx_pid=""
 cleanup() {
   [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null || true
@@ -54,7 +56,7 @@ cleanup() {
 trap cleanup EXIT
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-rm -rf "$work/files" && mkdir -p "$work/files" "$work/nginx" "$work/curl-out"
+rm -rf "$work/files" && mkdir -p "$work/files" "$work/curl-out"
 python3 - "$work" "$parts" "$size" "$port" <<'EOF'
 import os, random, sys
 work, parts, size, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -72,27 +74,7 @@ with open(os.path.join(work, "archive.eml"), "w", newline="") as a, \
         u.write(f'url = "{url}"\noutput = "{work}/curl-out/{name}"\n')
     a.write("--b--\r\n")
 EOF
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes $(nproc);
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  sendfile on;
-  keepalive_requests 100000;
-  types { application/octet-stream bin; }
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$port; root $work/files; }
-}
-EOF
-"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/start.err" &
-nginx_pid=$!
+start_nginx "$work" "$work/files" "$port" "application/octet-stream bin;"
 for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$port/f00000.bin" && break; sleep 0.1; done
 
 # Correctness first: every part fetched, and its octets those of the file.

@@ -20,6 +20,7 @@
 # Builds (Release, build/bench): the CLI.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/bench/nginx.sh"
 dur=10
 conns=64
 soak=0
@@ -38,7 +39,6 @@ for t in wrk nginx python3 curl; do
   command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] ||
     { echo "serve_peers.sh: $t is missing (scripts/setup-deps.sh --bench)" >&2; exit 2; }
 done
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 build=$root/build/bench
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMHTML_BUILD_BENCH=ON \
       -DMHTML_BUILD_TOOLS=ON -DMHTML_BUILD_TESTS=OFF >/dev/null
@@ -46,6 +46,7 @@ cmake --build "$build" -j"$(nproc)" --target mhtml_cli >/dev/null
 mhtml=$build/tools/mhtml/mhtml
 
 if [ -n "$keep" ]; then work=$keep; mkdir -p "$work"; else work=$(mktemp -d); fi
+chmod 755 "$work"  # nginx's workers (www-data) read the files
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -98,29 +99,8 @@ m_image="http://127.0.0.1:$mport/$ticket/r/http/bench.example/photo.jpg"
 
 # nginx
 nport=$(free_port)
-mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<EOF
-worker_processes $cores;
-daemon off;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 1000000;
-  types { text/css css; image/jpeg jpg; text/html html; }
-  client_body_temp_path $work/nginx/body;
-  proxy_temp_path $work/nginx/proxy;
-  fastcgi_temp_path $work/nginx/fastcgi;
-  uwsgi_temp_path $work/nginx/uwsgi;
-  scgi_temp_path $work/nginx/scgi;
-  server { listen 127.0.0.1:$nport; root $work/extracted; }
-}
-EOF
-"$nginx_bin" -c "$work/nginx/nginx.conf" -p "$work/nginx" 2>"$work/nginx/start.err" &
-pids+=("$!")
+start_nginx "$work" "$work/extracted" "$nport" "text/css css; image/jpeg jpg; text/html html;"
+pids+=("$nginx_pid")
 wait_up "http://127.0.0.1:$nport/$small_file"
 
 # Python's http.server

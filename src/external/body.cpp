@@ -56,15 +56,17 @@ std::optional<bool> plain_parameter_quoted(std::string_view raw, std::string_vie
             }
         }
     };
-    // Past the type/subtype to the first ';'.
-    while (i < raw.size() && raw[i] != ';') {
-        if (raw[i] == '"')
-            skip_quoted();
-        else if (raw[i] == '(')
-            skip_comment();
-        else
-            ++i;
-    }
+    const auto to_semicolon = [&] {  // past a value, to the ';' that ends it
+        while (i < raw.size() && raw[i] != ';') {
+            if (raw[i] == '"')
+                skip_quoted();
+            else if (raw[i] == '(')
+                skip_comment();
+            else
+                ++i;
+        }
+    };
+    to_semicolon();  // past the type/subtype
     while (i < raw.size()) {
         ++i;  // the ';'
         const std::size_t start = i;
@@ -80,14 +82,7 @@ std::optional<bool> plain_parameter_quoted(std::string_view raw, std::string_vie
             ++i;
             while (i < raw.size() && is_wsp(raw[i])) ++i;
             if (ascii::iequals(key, name)) return i < raw.size() && raw[i] == '"';
-            while (i < raw.size() && raw[i] != ';') {
-                if (raw[i] == '"')
-                    skip_quoted();
-                else if (raw[i] == '(')
-                    skip_comment();
-                else
-                    ++i;
-            }
+            to_semicolon();
         }
     }
     return std::nullopt;

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <charconv>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <functional>
@@ -25,6 +25,7 @@
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/version.hpp"
 #include "text_cat.hpp"
+#include "uri/percent_encode.hpp"
 
 namespace mhtml::external {
 
@@ -45,19 +46,9 @@ std::string scheme_of(std::string_view url) {
 
 // Path segments %-encoded for an ftp URL (everything but unreserved characters and '/').
 std::string ftp_path(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (std::isalnum(c) || ch == '-' || ch == '.' || ch == '_' || ch == '~' || ch == '/') {
-            out += ch;
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
+    return uri::detail::percent_encoded(s, [](unsigned char c) {
+        return !(std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/');
+    });
 }
 
 std::optional<std::string> percent_decoded(std::string_view s) {

@@ -1,4 +1,5 @@
 #include "mhtml/pack/collect.hpp"
+#include "uri/percent_encode.hpp"
 
 #include "collect_support.hpp"
 
@@ -104,22 +105,13 @@ std::string percent_decode(std::string_view s) {
 }
 
 std::string encode_segment(std::string_view s) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : s) {
-        const auto c = static_cast<unsigned char>(ch);
+    return uri::detail::percent_encoded(s, [](unsigned char c) {
         const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                           (c >= '0' && c <= '9') ||
-                          std::string_view("-._~!$&'()*+,;=@").find(ch) != std::string_view::npos;
-        if (keep) {
-            out += ch;
-        } else {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        }
-    }
-    return out;
+                          std::string_view("-._~!$&'()*+,;=@").find(static_cast<char>(c)) !=
+                              std::string_view::npos;
+        return !keep;
+    });
 }
 
 std::string encode_path(std::string_view path) {

@@ -12,6 +12,7 @@
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/virtual_filename.hpp"
 #include "mhtml/version.hpp"
+#include "uri/percent_encode.hpp"
 
 #include <curl/curl.h>
 #include <fcntl.h>
@@ -152,20 +153,10 @@ std::string request_url(std::string_view url, std::string_view doc_charset) {
         text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
     if (eight_bit && !doc_charset.empty() && doc_charset != "UTF-8")
         if (auto u = mime::to_utf8(text, doc_charset)) text = std::move(*u);
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (char ch : text) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c <= 0x20 || c >= 0x7F ||
-            std::string_view("\"<>\\^`{|}").find(ch) != std::string_view::npos) {
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += ch;
-        }
-    }
-    return out;
+    return uri::detail::percent_encoded(text, [](unsigned char c) {
+        return c <= 0x20 || c >= 0x7F ||
+               std::string_view("\"<>\\^`{|}").find(static_cast<char>(c)) != std::string_view::npos;
+    });
 }
 
 // scheme://authority, lower-cased, the default port dropped.

@@ -1,4 +1,5 @@
 #include "mhtml/uri/header_value.hpp"
+#include "uri/percent_encode.hpp"
 
 #include <algorithm>
 
@@ -59,20 +60,8 @@ bool looks_like_encoded_word(std::string_view token) noexcept {
 }  // namespace
 
 std::string escape_url(std::string_view url) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    out.reserve(url.size());
-    for (char ch : url) {
-        if (needs_escape(ch)) {
-            auto c = static_cast<unsigned char>(ch);
-            out += '%';
-            out += hex[c >> 4];
-            out += hex[c & 15];
-        } else {
-            out += ch;
-        }
-    }
-    return out;
+    return detail::percent_encoded(
+        url, [](unsigned char c) { return needs_escape(static_cast<char>(c)); });
 }
 
 std::string extract_url_parameter(std::string_view value, std::vector<diagnostic>* diags,

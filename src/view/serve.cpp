@@ -40,6 +40,7 @@
 #include "mhtml/uri/whatwg_url.hpp"
 #include "mhtml/view/paths.hpp"
 #include "text_cat.hpp"
+#include "uri/percent_encode.hpp"
 #include "view/document_rewrite.hpp"
 
 namespace mhtml::view {
@@ -55,23 +56,7 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Small helpers
 
-// `s` with each octet for which `encode` holds written %XX.
-template <typename Pred>
-std::string percent_encoded(std::string_view s, Pred encode) {
-    static constexpr char hex[] = "0123456789ABCDEF";
-    std::string out;
-    for (const char c : s) {
-        const auto u = static_cast<unsigned char>(c);
-        if (encode(u)) {
-            out += '%';
-            out += hex[u >> 4];
-            out += hex[u & 15];
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
+using uri::detail::percent_encoded;
 
 // Every octet but the unreserved ones %-encoded (a query value).
 std::string percent_encode(std::string_view s) {

@@ -310,10 +310,11 @@ private:
     }
 };
 
-/// `s` gzip-compressed (an HTTP Content-Encoding: gzip body).
-inline std::string gzip(std::string_view s) {
+/// `s` compressed with zlib: gzip (an HTTP Content-Encoding: gzip body) by default; 15 gives
+/// zlib's own format (deflate), -15 raw deflate.
+inline std::string gzip(std::string_view s, int window_bits = 15 + 16) {
     z_stream z{};
-    deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY);
+    deflateInit2(&z, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
     std::string out(deflateBound(&z, s.size()) + 32, '\0');
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
     z.avail_in = static_cast<uInt>(s.size());

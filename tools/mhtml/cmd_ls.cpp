@@ -177,23 +177,7 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
     }
     if (o.json) {
         w.end_array();
-        w.key("diagnostics");
-        w.begin_array();
-        for (const diagnostic& d : split.diagnostics) {
-            w.begin_object();
-            w.key("severity");
-            w.string(severity_name(d.sev));
-            w.key("code");
-            w.string(code_name(d.code));
-            w.key("message_number");
-            w.string(d.part_path);
-            w.key("offset");
-            w.number(d.offset);
-            w.key("message");
-            w.string(d.message);
-            w.end_object();
-        }
-        w.end_array();
+        write_diagnostics(w, split.diagnostics, true);  // path: "#N", the message's number
         w.end_object();
         out += '\n';
     } else if (!split.diagnostics.empty()) {

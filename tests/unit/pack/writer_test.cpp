@@ -1,4 +1,5 @@
 #include "mhtml/pack/writer.hpp"
+#include "support/loopback_http.hpp"
 
 #include <brotli/encode.h>
 #include <fcntl.h>
@@ -30,6 +31,7 @@ using mhtml::diag_code;
 using mhtml::severity;
 using mhtml::pack::resource;
 using mhtml::pack::write_report;
+using mhtml::test::gzip;
 using mhtml::pack::writer_options;
 
 namespace {
@@ -121,20 +123,6 @@ std::string random_bytes(std::size_t n, unsigned seed) {
     std::string s(n, '\0');
     for (auto& c : s) c = static_cast<char>(g());
     return s;
-}
-
-std::string gzip(std::string_view s, int window_bits) {
-    z_stream z{};
-    deflateInit2(&z, 6, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
-    std::string out(deflateBound(&z, s.size()) + 32, '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
-    z.avail_in = static_cast<uInt>(s.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    return out;
 }
 
 std::string brotli(std::string_view s) {
