@@ -214,6 +214,16 @@ TEST(CliLs, MailboxesAreListedByMessage) {
     EXPECT_EQ(doc["messages"][0]["offset"], 42);
     EXPECT_EQ(doc["messages"][1]["parts"], 2);
     EXPECT_EQ(doc["messages"][1]["from_line_offset"], content.find("From c@d.example"));
+    // --message N or its Message-ID: that message, unquoted, for ls, check, cat and the rest.
+    auto second = run("ls --json --message 2 " + file);
+    ASSERT_EQ(second.status, 0) << second.out;
+    EXPECT_EQ(nlohmann::json::parse(second.out)["parts"].size(), 3u);
+    auto by_id = run("cat --message '<1@b.example>' " + file + " ''");
+    EXPECT_EQ(by_id.status, 0);
+    EXPECT_EQ(by_id.out, "hello\nFrom me\n");  // >From unquoted
+    EXPECT_EQ(run("check --message 1@b.example " + file).status, 0);
+    EXPECT_EQ(run("ls --message 3 " + file).status, 2);
+    EXPECT_EQ(run("ls --message nobody@nowhere " + file).status, 2);
     // --no-mbox: one message, as before.
     auto one = run("ls --no-mbox " + file);
     EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;

@@ -109,6 +109,7 @@ runner add_cat_command(CLI::App& app) {
         ->required();
     cmd->add_option("--base", o->base_part,
                     "resolve the URI as the part with this path would (default: the root)");
+    add_message_option(*cmd);
     cmd->add_flag("--strict", o->strict, "match as RFC 2557 says, no retries");
     cmd->footer(
         "Exit status: 0 written, 1 no such part (or not a leaf), 2 usage or I/O failure.\n"

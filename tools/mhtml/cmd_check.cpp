@@ -153,6 +153,7 @@ runner add_check_command(CLI::App& app) {
                   "resolve as RFC 2557 says, with no retries or compatibility matches (references "
                   "only a lenient reader finds then reach no part)");
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
+    add_message_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Each line: LEVEL REQUIREMENT code part PATH @OFFSET: explanation, sorted by part, then "

@@ -164,6 +164,7 @@ runner add_extract_command(CLI::App& app) {
     cmd->add_flag("--json", o->json, "print the result as JSON (files, counts, notices)");
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_fetch_external_options(*cmd, o->fetch);
+    add_message_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Every part the page uses is written under the folder at host/path of its URL (cid/ID\n"

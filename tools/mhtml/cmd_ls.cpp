@@ -200,7 +200,7 @@ int run_ls(const ls_options& o) {
     auto opened = open_input("ls", o.file);
     if (!opened) return exit_usage;
     input_buffer in = std::move(*opened);
-    if (o.mbox || (!o.no_mbox && store::looks_like_mbox(in.bytes())))
+    if (!message_selected() && (o.mbox || (!o.no_mbox && store::looks_like_mbox(in.bytes()))))
         return run_ls_mailbox(o, in.bytes());
     mime::parse_options po;
     po.limits = o.limits;
@@ -462,6 +462,7 @@ runner add_ls_command(CLI::App& app) {
                   "read FILE as one message even if it starts with a "
                   "From_ line")
         ->excludes("--mbox");
+    add_message_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Paths are IMAP-style: '.' (\"\" in JSON) is the whole message, 1, 2, ... its body parts,\n"

@@ -241,6 +241,7 @@ runner add_refs_command(CLI::App& app) {
            "file", o->file,
            "an archive (.mhtml, .mht, .eml), an HTML, SVG or CSS file, or - for standard input")
         ->required();
+    add_message_option(*cmd);
     cmd->add_flag("--css", o->css,
                   "the input is a style sheet (default: decided by the .css file name)");
     cmd->add_flag("--html", o->html, "the input is HTML whatever its name");

@@ -38,6 +38,14 @@ runner add_fetch_external_command(CLI::App& app);
 /// ..." and returns nullopt (the caller exits with exit_usage).
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file);
 
+/// --message N|MESSAGE-ID (ls, refs, cat, check, extract, inline): the input is an mbox
+/// mailbox and open_input gives that one message of it, unquoted (store/mbox.hpp). Offsets the
+/// command reports are then offsets in the message; a note on standard error says where it
+/// starts in the mailbox.
+void add_message_option(CLI::App& cmd);
+/// Whether --message was given.
+bool message_selected();
+
 /// A message read and its aggregate built over it (the aggregate follows the document
 /// wherever the pair is moved).
 struct opened_archive {

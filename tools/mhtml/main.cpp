@@ -6,17 +6,70 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "mhtml/external/retrieve.hpp"
+#include "mhtml/mime/document.hpp"
+#include "mhtml/store/mbox.hpp"
 #include "mhtml/version.hpp"
 
 namespace mhtml::cli {
 
+namespace {
+std::string selected_message;  // --message: a number from 1, or a Message-ID
+}  // namespace
+
+void add_message_option(CLI::App& cmd) {
+    cmd.add_option("--message", selected_message,
+                   "read one message of an mbox mailbox: its number (from 1, as 'mhtml ls "
+                   "MAILBOX' lists them) or its Message-ID");
+}
+
+bool message_selected() {
+    return !selected_message.empty();
+}
+
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
     std::error_code ec;
     input_buffer in = input_buffer::open(file, ec);
-    if (!ec) return in;
-    std::cerr << "mhtml " << command << ": cannot read " << (file == "-" ? "standard input" : file)
-              << ": " << ec.message() << '\n';
-    return std::nullopt;
+    const std::string name = file == "-" ? "standard input" : file;
+    if (ec) {
+        std::cerr << "mhtml " << command << ": cannot read " << name << ": " << ec.message()
+                  << '\n';
+        return std::nullopt;
+    }
+    if (selected_message.empty()) return in;
+    const store::mbox_split split = store::split_mbox(in.bytes());
+    const auto id_of = [&](const store::mbox_message& m) {
+        const auto doc = mime::document::parse(
+            store::unquote(in.bytes().substr(m.offset, m.size), split.format));
+        const auto f = doc.root().header("Message-ID");
+        std::string id = f ? f->value() : std::string();
+        if (id.size() >= 2 && id.front() == '<' && id.back() == '>')
+            id = id.substr(1, id.size() - 2);
+        return id;
+    };
+    std::string want = selected_message;
+    if (want.size() >= 2 && want.front() == '<' && want.back() == '>')
+        want = want.substr(1, want.size() - 2);
+    std::optional<std::size_t> chosen;
+    if (want.find_first_not_of("0123456789") == std::string::npos && want.size() < 10) {
+        const std::size_t n = std::stoul(want);
+        if (n >= 1 && n <= split.messages.size()) chosen = n - 1;
+    } else {
+        for (std::size_t i = 0; i < split.messages.size() && !chosen; ++i)
+            if (id_of(split.messages[i]) == want) chosen = i;
+    }
+    if (!chosen) {
+        std::cerr << "mhtml " << command << ": " << name << " has no message "
+                  << printable(selected_message, 200) << " (" << split.messages.size()
+                  << (split.messages.size() == 1 ? " message" : " messages") << ", "
+                  << store::mbox_format_name(split.format) << ")\n";
+        return std::nullopt;
+    }
+    const store::mbox_message& m = split.messages[*chosen];
+    std::cerr << "mhtml " << command << ": message " << *chosen + 1 << " of " << name
+              << " (mailbox offset " << m.offset << ", " << m.size
+              << " octets); offsets below are within the message\n";
+    return input_buffer::from_string(
+        store::unquote(in.bytes().substr(m.offset, m.size), split.format));
 }
 
 void add_fetch_external_options(CLI::App& cmd, fetch_external_flags& flags) {
