@@ -2,6 +2,7 @@
 
 #include "mhtml/store/mbox.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "mhtml/ascii.hpp"
@@ -83,25 +84,31 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> content_length(std::strin
     return std::nullopt;
 }
 
-// From_ line offsets by Content-Length, when every message has one that ends it at an empty
-// line before the next From_ line (or at the end of the file).
-std::optional<std::vector<std::uint64_t>> length_rule(std::string_view s, std::uint64_t first) {
-    std::vector<std::uint64_t> starts;
-    std::uint64_t at = first;
-    while (at < s.size()) {
-        const line from = line_at(s, at);
-        if (!is_from_line(s, from)) return std::nullopt;
-        starts.push_back(at);
-        const auto cl = content_length(s, from.next);
-        if (!cl || cl->first > s.size() - cl->second) return std::nullopt;
-        std::uint64_t end = cl->second + cl->first;
-        if (end == s.size()) break;
-        const line sep = line_at(s, end);  // the empty line after the body
-        if (sep.text_end != sep.begin) return std::nullopt;
-        if (sep.next >= s.size()) break;
-        at = sep.next;
+// The message that starts with the From_ line at `at`, by its Content-Length: where its body
+// ends, when the length lands on an empty line followed by a From_ line or on the end of the
+// file; nullopt when it has none; `bad` when it has one that does not land.
+struct length_end {
+    std::uint64_t body_end = 0;  // where the Content-Length says the body ends
+    std::uint64_t next = 0;      // the next From_ line (or the end of the file)
+};
+std::optional<length_end> by_length(std::string_view s, std::uint64_t at, bool& bad) {
+    bad = false;
+    const line from = line_at(s, at);
+    const auto cl = content_length(s, from.next);
+    if (!cl) return std::nullopt;
+    if (cl->first > s.size() - cl->second) {
+        bad = true;
+        return std::nullopt;
     }
-    return starts;
+    const std::uint64_t end = cl->second + cl->first;
+    if (end == s.size()) return length_end{end, end};
+    const line sep = line_at(s, end);  // the empty line after the body
+    if (sep.text_end != sep.begin ||
+        (sep.next < s.size() && !is_from_line(s, line_at(s, sep.next)))) {
+        bad = true;
+        return std::nullopt;
+    }
+    return length_end{end, sep.next};
 }
 
 }  // namespace
@@ -124,9 +131,23 @@ bool looks_like_mbox(std::string_view s) noexcept {
         const line l = line_at(s, at);
         if (l.text_end != l.begin) {
             const std::string_view text = s.substr(l.begin, l.text_end - l.begin);
-            // "From " SENDER SP DATE: at least two more words, and a digit (the date).
-            return text.starts_with("From ") && text.find(' ', 5) != std::string_view::npos &&
-                   text.find_first_of("0123456789") != std::string_view::npos;
+            // "From " SENDER SP DATE, the date as ctime writes it: a time HH:MM and a year of
+            // four digits. "From :" is the obsolete header form, not a From_ line.
+            if (!text.starts_with("From ") || text.substr(5).starts_with(":") ||
+                text.substr(5).starts_with(" "))
+                return false;
+            bool time = false, year = false;
+            const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+            for (std::size_t i = 5; i + 4 < text.size() + 1; ++i) {
+                if (i + 5 <= text.size() && digit(text[i]) && digit(text[i + 1]) &&
+                    text[i + 2] == ':' && digit(text[i + 3]) && digit(text[i + 4]))
+                    time = true;
+                if (i + 4 <= text.size() && text[i - 1] == ' ' && digit(text[i]) &&
+                    digit(text[i + 1]) && digit(text[i + 2]) && digit(text[i + 3]) &&
+                    (i + 4 == text.size() || !digit(text[i + 4])))
+                    year = true;
+            }
+            return time && year;
         }
         at = l.next;
     }
@@ -136,9 +157,9 @@ bool looks_like_mbox(std::string_view s) noexcept {
 mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
     mbox_split out;
     std::vector<std::uint64_t> unquoted;
-    std::vector<std::uint64_t> starts = line_rule(s, unquoted);
+    const std::vector<std::uint64_t> line_starts = line_rule(s, unquoted);
     // Octets before the first From_ line (other than empty lines) are a message of their own.
-    std::uint64_t first = starts.empty() ? s.size() : starts.front();
+    const std::uint64_t first = line_starts.empty() ? s.size() : line_starts.front();
     bool headless = false;
     for (std::uint64_t i = 0; i < first; ++i)
         if (s[i] != '\r' && s[i] != '\n') {
@@ -146,47 +167,93 @@ mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
             break;
         }
 
-    bool deep = false;
-    for (std::uint64_t at = 0; at < s.size() && !deep;) {
+    // The messages: by Content-Length where a message has one that ends it well (unless
+    // mboxo or mboxrd is forced), else to the next From_ line after an empty line.
+    struct span {
+        std::uint64_t from, body_end;  // body_end: exact (by length), or 0: by the line rule
+        bool by_length;
+    };
+    std::vector<span> spans;
+    std::size_t lengths = 0, bad_lengths = 0;
+    const bool lines_only = forced && *forced != mbox_format::mboxcl2;
+    for (std::uint64_t at = first; at < s.size();) {
+        bool bad = false;
+        const auto le = lines_only ? std::nullopt : by_length(s, at, bad);
+        if (bad) {
+            ++bad_lengths;
+            out.diagnostics.push_back(
+                {severity::warning, diag_code::mbox_bad_content_length,
+                 cat("#", std::to_string(spans.size() + 1 + (headless ? 1 : 0))), at,
+                 "the message's Content-Length points past the file or not at the empty line "
+                 "before a From_ line; it is ignored, and the message ends at the next From_ "
+                 "line"});
+        }
+        if (le) {
+            ++lengths;
+            spans.push_back({at, le->body_end, true});
+            at = le->next;
+            continue;
+        }
+        spans.push_back({at, 0, false});
+        const auto next = std::upper_bound(line_starts.begin(), line_starts.end(), at);
+        at = next == line_starts.end() ? s.size() : *next;
+    }
+    if (forced && *forced == mbox_format::mboxcl2 && lengths == 0 && !spans.empty() &&
+        bad_lengths == 0)
+        out.diagnostics.push_back(
+            {severity::warning, diag_code::mbox_bad_content_length, "", first,
+             "mboxcl2 was asked for, but no message has a Content-Length; the mailbox is split "
+             "by its From_ lines"});
+
+    // Quoting: ">>From " means mboxrd; with lengths, quoted lines and no unquoted "From "
+    // line at a line start of a body mean the writer quoted too (mboxcl), so it is undone.
+    bool deep = false, shallow = false;
+    for (std::uint64_t at = 0; at < s.size();) {
         const line l = line_at(s, at);
-        deep = is_quoted_from(s.substr(l.begin, l.text_end - l.begin), true);
+        const std::string_view text = s.substr(l.begin, l.text_end - l.begin);
+        deep |= is_quoted_from(text, true);
+        shallow |= is_quoted_from(text, false);
         at = l.next;
     }
-    const auto by_length = !starts.empty() ? length_rule(s, first) : std::nullopt;
     if (forced) {
         out.format = *forced;
-    } else if (by_length && !headless) {
-        out.format = mbox_format::mboxcl2;
+    } else if (lengths > 0) {
+        bool bare_from_in_body = false;  // "From " at a line start inside a length-split body
+        for (const span& sp : spans)
+            if (sp.by_length) {
+                const line from = line_at(s, sp.from);
+                for (std::uint64_t at = from.next; at < sp.body_end && !bare_from_in_body;) {
+                    const line l = line_at(s, at);
+                    bare_from_in_body = is_from_line(s, l);
+                    at = l.next;
+                }
+            }
+        out.format = shallow && !bare_from_in_body
+                         ? (deep ? mbox_format::mboxrd : mbox_format::mboxo)
+                         : mbox_format::mboxcl2;
     } else {
         out.format = deep ? mbox_format::mboxrd : mbox_format::mboxo;
     }
-    if (out.format == mbox_format::mboxcl2) {
-        if (by_length) {
-            starts = *by_length;
-            unquoted.clear();  // "From " in a body is no split under mboxcl2
-        } else {
-            out.diagnostics.push_back(
-                {severity::warning, diag_code::mbox_bad_content_length, "", first,
-                 "mboxcl2: a message has no Content-Length, or one that does not end it before "
-                 "the next From_ line; the mailbox is split by its From_ lines instead"});
-        }
-    }
-    if (!starts.empty()) {
-        const line l = line_at(s, starts.front());
+    if (!spans.empty()) {
+        const line l = line_at(s, spans.front().from);
         out.crlf = l.next > l.text_end + 1;
     }
 
     const auto add = [&](std::uint64_t from, std::uint64_t begin, std::uint64_t end,
-                         std::string envelope) {
+                         std::optional<std::uint64_t> exact, std::string envelope) {
         mbox_message m;
         m.from_line = from;
         m.offset = begin;
         m.envelope = std::move(envelope);
-        // The empty line that separates it from the next From_ line is not the message's.
         std::uint64_t size = end - begin;
-        if (end < s.size() || (size > 0 && s[end - 1] == '\n')) {
+        if (exact) {
+            size = *exact - begin;
+        } else if (end < s.size() || (size > 0 && s[end - 1] == '\n')) {
+            // The empty line that separates it from the next From_ line is not the message's.
             const std::string_view body = s.substr(begin, size);
-            if (body.ends_with("\r\n\r\n") || body.ends_with("\n\r\n"))
+            if (body == "\n" || body == "\r\n")
+                size = 0;
+            else if (body.ends_with("\r\n\r\n") || body.ends_with("\n\r\n"))
                 size -= 2;
             else if (body.ends_with("\n\n"))
                 size -= 1;
@@ -201,24 +268,34 @@ mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
         out.messages.push_back(std::move(m));
     };
     if (headless) {
-        out.diagnostics.push_back(
+        out.diagnostics.insert(
+            out.diagnostics.begin(),
             {severity::warning, diag_code::mbox_missing_from_line, "#1", 0,
              "the mailbox does not start with a From_ line; the octets before the first one are "
              "read as a message of their own"});
-        add(0, 0, first, "");
+        add(0, 0, first, std::nullopt, "");
     }
-    for (std::size_t i = 0; i < starts.size(); ++i) {
-        const line from = line_at(s, starts[i]);
-        const std::uint64_t end = i + 1 < starts.size() ? starts[i + 1] : s.size();
-        add(starts[i], from.next, end,
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const line from = line_at(s, spans[i].from);
+        const std::uint64_t end = i + 1 < spans.size() ? spans[i + 1].from : s.size();
+        add(spans[i].from, from.next, end,
+            spans[i].by_length ? std::optional<std::uint64_t>(spans[i].body_end) : std::nullopt,
             std::string(s.substr(from.begin + 5, from.text_end - from.begin - 5)));
     }
-    // Unquoted "From " lines inside a body: said once per message.
+    // Unquoted "From " lines inside a body split by the line rule: said once per message.
     std::size_t m = 0;
     std::uint64_t said = UINT64_MAX;
+    const auto split_by_length = [&](std::uint64_t at) {  // a From_ line or a body of mboxcl2
+        // spans are in file order: the last that starts at or before `at`.
+        auto it = std::upper_bound(spans.begin(), spans.end(), at,
+                                   [](std::uint64_t x, const span& sp) { return x < sp.from; });
+        if (it == spans.begin()) return false;
+        const span& sp = *std::prev(it);
+        return sp.by_length && (sp.from == at || at < sp.body_end);
+    };
     for (std::uint64_t at : unquoted) {
         while (m + 1 < out.messages.size() && out.messages[m + 1].from_line <= at) ++m;
-        if (out.messages.empty() || said == m) continue;
+        if (out.messages.empty() || said == m || (lengths > 0 && split_by_length(at))) continue;
         said = m;
         out.diagnostics.push_back(
             {severity::note, diag_code::mbox_unquoted_from, cat("#", std::to_string(m + 1)), at,
@@ -226,10 +303,12 @@ mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
              "and no empty line comes before it: read as body text, not as a new message"});
     }
     if (!out.messages.empty()) {
-        const mbox_message& last = out.messages.back();
-        const std::string_view tail = s.substr(last.offset);
-        if (!tail.empty() && !tail.ends_with("\n\n") && !tail.ends_with("\r\n\r\n") &&
-            !tail.ends_with("\n\r\n"))
+        const std::string_view tail = s.substr(out.messages.back().from_line);
+        // A message ended by its length (at the end of the file, or at the empty line that
+        // ends it) is whole.
+        const bool by_length_to_end = !spans.empty() && spans.back().by_length;
+        if (!tail.empty() && !by_length_to_end && !tail.ends_with("\n\n") &&
+            !tail.ends_with("\r\n\r\n") && !tail.ends_with("\n\r\n"))
             out.diagnostics.push_back(
                 {severity::warning, diag_code::mbox_truncated,
                  cat("#", std::to_string(out.messages.size())), s.size(),

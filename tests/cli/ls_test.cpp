@@ -224,6 +224,16 @@ TEST(CliLs, MailboxesAreListedByMessage) {
     EXPECT_EQ(run("check --message 1@b.example " + file).status, 0);
     EXPECT_EQ(run("ls --message 3 " + file).status, 2);
     EXPECT_EQ(run("ls --message nobody@nowhere " + file).status, 2);
+    EXPECT_EQ(run("ls --message '' " + file).status, 2);
+    EXPECT_EQ(run("ls --message '<>' " + file).status, 2);
+    EXPECT_EQ(run("ls --message 0 " + file).status, 2);
+    EXPECT_EQ(run("ls --json --message 0002 " + file).status, 0);
+    // A Message-ID of digits, with a comment after it: by its <...>.
+    const std::string digits = temp_file(
+        "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <123> (digits)\nSubject: s\n\nbody\n\n",
+        ".mbox");
+    EXPECT_EQ(run("cat --message '<123>' " + digits + " ''").out, "body\n");
+    std::filesystem::remove(digits);
     // --no-mbox: one message, as before.
     auto one = run("ls --no-mbox " + file);
     EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;

@@ -1,7 +1,9 @@
 // mhtml: the command-line tool. One subcommand per cmd_<verb>.cpp.
 
+#include <charconv>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "commands.hpp"
 #include "json.hpp"
@@ -13,17 +15,31 @@
 namespace mhtml::cli {
 
 namespace {
-std::string selected_message;  // --message: a number from 1, or a Message-ID
+std::optional<std::string> selected_message;  // --message: a number from 1, or a Message-ID
+
+// The first <...> of a Message-ID field (comments and folding around it dropped), or the
+// value as it is.
+std::string message_id_of(std::string_view value) {
+    const std::size_t open = value.find('<');
+    const std::size_t close = open == std::string_view::npos ? open : value.find('>', open);
+    if (close != std::string_view::npos)
+        return std::string(value.substr(open + 1, close - open - 1));
+    std::size_t b = 0, e = value.size();
+    while (b < e && (value[b] == ' ' || value[b] == '\t')) ++b;
+    while (e > b && (value[e - 1] == ' ' || value[e - 1] == '\t')) --e;
+    return std::string(value.substr(b, e - b));
+}
 }  // namespace
 
 void add_message_option(CLI::App& cmd) {
-    cmd.add_option("--message", selected_message,
-                   "read one message of an mbox mailbox: its number (from 1, as 'mhtml ls "
-                   "MAILBOX' lists them) or its Message-ID");
+    cmd.add_option_function<std::string>(
+        "--message", [](const std::string& v) { selected_message = v; },
+        "read one message of an mbox mailbox: its number (from 1, as 'mhtml ls MAILBOX' lists "
+        "them) or its Message-ID (<...> for one made of digits)");
 }
 
 bool message_selected() {
-    return !selected_message.empty();
+    return selected_message.has_value();
 }
 
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
@@ -35,31 +51,31 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
                   << '\n';
         return std::nullopt;
     }
-    if (selected_message.empty()) return in;
+    if (!selected_message) return in;
+    const std::string& asked = *selected_message;
     const store::mbox_split split = store::split_mbox(in.bytes());
     const auto id_of = [&](const store::mbox_message& m) {
         const auto doc = mime::document::parse(
             store::unquote(in.bytes().substr(m.offset, m.size), split.format));
         const auto f = doc.root().header("Message-ID");
-        std::string id = f ? f->value() : std::string();
-        if (id.size() >= 2 && id.front() == '<' && id.back() == '>')
-            id = id.substr(1, id.size() - 2);
-        return id;
+        return f ? message_id_of(f->value()) : std::string();
     };
-    std::string want = selected_message;
-    if (want.size() >= 2 && want.front() == '<' && want.back() == '>')
-        want = want.substr(1, want.size() - 2);
     std::optional<std::size_t> chosen;
-    if (want.find_first_not_of("0123456789") == std::string::npos && want.size() < 10) {
-        const std::size_t n = std::stoul(want);
-        if (n >= 1 && n <= split.messages.size()) chosen = n - 1;
-    } else {
-        for (std::size_t i = 0; i < split.messages.size() && !chosen; ++i)
-            if (id_of(split.messages[i]) == want) chosen = i;
+    const bool bracketed = asked.size() >= 2 && asked.front() == '<' && asked.back() == '>';
+    if (!bracketed) {  // a number first
+        std::size_t n = 0;
+        const auto [end, err] = std::from_chars(asked.data(), asked.data() + asked.size(), n);
+        if (err == std::errc() && end == asked.data() + asked.size() && !asked.empty() && n >= 1 &&
+            n <= split.messages.size())
+            chosen = n - 1;
     }
+    const std::string want = message_id_of(asked);
+    for (std::size_t i = 0; i < split.messages.size() && !chosen && !want.empty(); ++i)
+        if (id_of(split.messages[i]) == want) chosen = i;
     if (!chosen) {
         std::cerr << "mhtml " << command << ": " << name << " has no message "
-                  << printable(selected_message, 200) << " (" << split.messages.size()
+                  << (asked.empty() ? std::string("''") : printable(asked, 200)) << " ("
+                  << split.messages.size()
                   << (split.messages.size() == 1 ? " message" : " messages") << ", "
                   << store::mbox_format_name(split.format) << ")\n";
         return std::nullopt;

@@ -8,18 +8,21 @@
 ///    a quoted one), mboxrd quotes any run of '>' before "From " (so unquoting removes one '>'
 ///    from every line matching ^>+From ). Detection: mboxrd when some line is ">>From ",
 ///    else mboxo (unquoting one '>' from ^>From  is the same for both then).
-///  * mboxcl2: a Content-Length field in each message's header gives its body's size, and
-///    nothing is quoted; a From_ line is looked for only where the length says the message
-///    ends. Detected when every message that has a Content-Length is split well by it.
-///
+///  * mboxcl2: a Content-Length field in a message's header gives its body's size, and nothing
+///    is quoted. Each message that has a Content-Length landing on the empty line before a
+///    From_ line (or on the end of the file) ends there, so a "From " line in its body splits
+///    nothing; a message without one ends at the next From_ line after an empty line. The
+///    format is mboxcl2 when some message was split by its length, unless the bodies have
+///    quoted ">From " lines and no bare "From " line (a writer that counts and quotes, mboxcl):
+///    then mboxo or mboxrd, so that unquoting undoes the quoting.
 /// Damage gives a diagnostic and the best split, never a lost octet:
 ///  * no From_ line at the start: the octets before the first one are a message of their own
 ///    (`mbox_missing_from_line`);
 ///  * a "From " line not preceded by an empty line is body text, not a new message
 ///    (`mbox_unquoted_from`, once per message);
 ///  * the file ends without the empty line after the last message (`mbox_truncated`);
-///  * a Content-Length that points past the file or not at a From_ line: the length is ignored
-///    for that message (`mbox_bad_content_length`).
+///  * a Content-Length that points past the file or not at the empty line before a From_
+///    line: the length is ignored for that message (`mbox_bad_content_length`).
 /// Offsets are offsets in the file (64-bit: mailboxes over 4 GiB are read as mapped).
 /// CRLF and LF line ends are both read.
 

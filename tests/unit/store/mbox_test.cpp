@@ -119,9 +119,64 @@ TEST(Mbox, ContentLengthMailboxesSplitByLength) {
     // A wrong length: not mboxcl2; forced, it says so and splits by lines.
     std::string wrong = file;
     wrong.replace(wrong.find("Content-Length: 7"), 17, "Content-Length: 9");
-    EXPECT_NE(split_mbox(wrong).format, mbox_format::mboxcl2);
-    const mbox_split forced = split_mbox(wrong, mbox_format::mboxcl2);
-    EXPECT_TRUE(has(forced, diag_code::mbox_bad_content_length));
+    // A wrong length in the second message: ignored for it (it ends at the next From_ line,
+    // here the end of the file), and said; the first is still split by its length.
+    const mbox_split w = split_mbox(wrong);
+    EXPECT_EQ(w.format, mbox_format::mboxcl2);
+    ASSERT_EQ(w.messages.size(), 2u);
+    EXPECT_TRUE(has(w, diag_code::mbox_bad_content_length));
+    EXPECT_EQ(text_of(wrong, w.messages[1]), "Subject: y\nContent-Length: 9\n\nsecond\n");
+}
+
+TEST(Mbox, LengthsArePerMessageAndQuotingWritersAreUnquoted) {
+    // One message with a length that protects a "From " line of its body, one without a
+    // length: the first is split by its length, the second by the line rule, and the body's
+    // "From " line of the first is no split.
+    const std::string body1 = "first\n\nFrom the body x\n";
+    const std::string mixed =
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Length: " + std::to_string(body1.size()) +
+        "\n\n" + body1 + "\nFrom c@d Mon Jan  1 00:00:01 2024\nSubject: y\n\nsecond\n\n";
+    const mbox_split m = split_mbox(mixed);
+    EXPECT_EQ(m.format, mbox_format::mboxcl2);
+    ASSERT_EQ(m.messages.size(), 2u);
+    EXPECT_EQ(text_of(mixed, m.messages[0]),
+              "Content-Length: " + std::to_string(body1.size()) + "\n\n" + body1);
+    EXPECT_EQ(text_of(mixed, m.messages[1]), "Subject: y\n\nsecond\n");
+    EXPECT_TRUE(m.diagnostics.empty()) << m.diagnostics.front().message;
+    // Lengths and ">From " quoting (mboxcl): unquoted like mboxo.
+    const std::string cl =
+        "From a@b Mon Jan  1 00:00:00 2024\nContent-Length: 20\n\n"
+        ">From the start\nbye\n\n";
+    const mbox_split q = split_mbox(cl);
+    EXPECT_EQ(q.format, mbox_format::mboxo);
+    ASSERT_EQ(q.messages.size(), 1u);
+    EXPECT_EQ(unquote(text_of(cl, q.messages[0]), q.format),
+              "Content-Length: 20\n\nFrom the start\nbye\n");
+    // A body that does not end with a line end: the size is the length's, exactly.
+    const std::string exact =
+        "From a 1 00:00 2024\nContent-Length: 3\n\nabc\n"
+        "From b 1 00:00 2024\nContent-Length: 2\n\nde\n";
+    const mbox_split e = split_mbox(exact);
+    ASSERT_EQ(e.messages.size(), 2u);
+    EXPECT_EQ(text_of(exact, e.messages[0]), "Content-Length: 3\n\nabc");
+    EXPECT_EQ(text_of(exact, e.messages[1]), "Content-Length: 2\n\nde");
+    EXPECT_TRUE(e.diagnostics.empty());
+}
+
+TEST(Mbox, EmptyMessagesAndTheEndOfTheFile) {
+    const std::string two_empty = "From a 1\n\nFrom a 1\n\n";
+    const mbox_split e = split_mbox(two_empty);
+    ASSERT_EQ(e.messages.size(), 2u);
+    EXPECT_EQ(e.messages[0].size, 0u);
+    EXPECT_EQ(e.messages[1].size, 0u);
+    EXPECT_TRUE(e.diagnostics.empty());
+    const mbox_split cut = split_mbox("From a 1\n");
+    ASSERT_EQ(cut.messages.size(), 1u);
+    EXPECT_TRUE(has(cut, diag_code::mbox_truncated));
+    // The obsolete header form "From :" is no From_ line; a real one has a ctime date.
+    EXPECT_FALSE(looks_like_mbox("From : Ann <a@b.example>\nSubject: obs\n\nx\n"));
+    EXPECT_FALSE(looks_like_mbox("From the desk of Ann\n\nletter\n"));
+    EXPECT_TRUE(looks_like_mbox("\nFrom MAILER-DAEMON Fri Jul  8 12:08:34 2011\n"));
 }
 
 TEST(Mbox, TheCorpusMessagesRoundTripThroughAnMboxrdFile) {
