@@ -198,7 +198,8 @@ std::optional<file_identity> identity_of(const std::filesystem::path& p, std::st
 // three times) when the file changed while it was read.
 std::optional<std::pair<file_identity, std::string>> read_file(const std::filesystem::path& p,
                                                                std::string& error) {
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO put in the archive's place does not hold the thread (and is refused).
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
         error = std::strerror(errno);
         return std::nullopt;
@@ -415,9 +416,9 @@ std::string etag_of(std::string_view body) {
     return cat("\"", hex_of(md, 12), "\"");
 }
 
-// Least recently used responses within a byte budget. Keyed by the archive read (a serial
-// number per `loaded`, so an archive read again never meets its old responses), the part and
-// whether it is a download.
+// Least recently used responses within a byte budget. Keyed by the content of the archive's
+// file (a serial number that changes when the file does: see archive_entry::serial), the part
+// and whether it is a download.
 class response_cache {
 public:
     explicit response_cache(std::uint64_t budget) : budget_(budget) {}
