@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_support.hpp"
+#include "unit/view/view_support.hpp"
 
 #include <sys/wait.h>
 #include <array>
@@ -238,6 +239,38 @@ TEST(CliLs, MailboxesAreListedByMessage) {
     auto one = run("ls --no-mbox " + file);
     EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;
     std::filesystem::remove(file);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CliLs, MaildirsAreListedAndTheirMessagesSelected) {
+    mhtml::test::sandbox box;
+    const std::filesystem::path md = box / "Mail";
+    for (const char* d : {"cur", "new", "tmp"}) std::filesystem::create_directories(md / d);
+    mhtml::test::write_bytes(md / "cur" / "1600000000.A.host:2,S",
+                             "From: a@b.example\nSubject: older\nMessage-ID: <o@x>\n\na\n");
+    mhtml::test::write_bytes(
+        md / "new" / "1700000000.B.host",
+        "From: c@d.example\nSubject: newer\nMIME-Version: 1.0\n"
+        "Content-Type: multipart/mixed; boundary=q\n\n--q\n\nx\n--q\n\ny\n--q--\n");
+    const std::string dir = mhtml::test::shell_quote(md.string());
+    auto r = run("ls " + dir);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("maildir mailbox, 2 messages"), std::string::npos) << r.out;
+    auto j = run("ls --json " + dir);
+    const auto doc = nlohmann::json::parse(j.out);
+    ASSERT_EQ(doc["messages"].size(), 2u);
+    EXPECT_EQ(doc["messages"][0]["subject"], "older");
+    EXPECT_EQ(doc["messages"][0]["flags"], "S");
+    EXPECT_EQ(doc["messages"][1]["new"], true);
+    EXPECT_EQ(doc["messages"][1]["parts"], 2);
+    auto second = run("ls --json --message 2 " + dir);
+    ASSERT_EQ(second.status, 0);
+    EXPECT_EQ(nlohmann::json::parse(second.out)["parts"].size(), 3u);
+    EXPECT_EQ(run("cat --message o@x " + dir + " ''").out, "a\n");
+    EXPECT_EQ(run("ls --message 3 " + dir).status, 2);
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "commands.hpp"
 #include "json.hpp"
@@ -13,6 +16,7 @@
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/store/maildir.hpp"
 #include "mhtml/store/mbox.hpp"
 
 namespace mhtml::cli {
@@ -100,10 +104,22 @@ void write_external(json_writer& w, const external::body& b) {
     w.end_object();
 }
 
-// `mhtml ls MAILBOX`: one line (or JSON object) per message: number, offset, size, Date,
-// From, Subject, parts; then the mailbox's diagnostics.
-int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
-    const store::mbox_split split = store::split_mbox(bytes);
+// One message of a mailbox or Maildir, as `mhtml ls` lists it.
+struct listed_message {
+    std::string bytes;                    // the message, unquoted
+    std::optional<std::uint64_t> offset;  // mbox: where it starts in the file
+    std::uint64_t from_line = 0;          // mbox: its From_ line
+    std::string envelope;                 // mbox: the From_ line after "From "
+    std::string path;                     // Maildir: its file
+    std::string flags;                    // Maildir: the letters after ":2,"
+    bool is_new = false;                  // Maildir: in new/
+};
+
+// `mhtml ls MAILBOX|MAILDIR`: one line (or JSON object) per message: number, where, size,
+// Date, From, Subject, parts; then the mailbox's diagnostics.
+int list_messages(const ls_options& o, std::string_view kind, std::uint64_t total,
+                  const std::vector<listed_message>& messages,
+                  const std::vector<diagnostic>& diagnostics) {
     std::string out;
     json_writer w(out);
     if (o.json) {
@@ -111,28 +127,27 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
         w.key("file");
         w.string(o.file);
         w.key("size");
-        w.number(bytes.size());
+        w.number(total);
         w.key("mailbox");
-        w.string(store::mbox_format_name(split.format));
+        w.string(kind);
         w.key("messages");
         w.begin_array();
     } else {
-        out += (o.file == "-" ? std::string("(stdin)") : o.file) + ": " +
-               std::string(store::mbox_format_name(split.format)) + " mailbox, " +
-               std::to_string(split.messages.size()) + " messages, " +
-               std::to_string(bytes.size()) + " octets\n";
+        out += (o.file == "-" ? std::string("(stdin)") : o.file) + ": " + std::string(kind) +
+               " mailbox, " + std::to_string(messages.size()) + " messages, " +
+               std::to_string(total) + " octets\n";
         char head[160];
-        std::snprintf(head, sizeof head, "%-6s %12s %10s %5s  %-31s %-28s %s\n", "#", "OFFSET",
-                      "SIZE", "PARTS", "DATE", "FROM", "SUBJECT");
+        std::snprintf(head, sizeof head, "%-6s %12s %10s %5s  %-31s %-28s %s\n", "#",
+                      kind == "maildir" ? "FLAGS" : "OFFSET", "SIZE", "PARTS", "DATE", "FROM",
+                      "SUBJECT");
         out += head;
     }
     bool errors = false;
-    for (std::size_t i = 0; i < split.messages.size(); ++i) {
-        const store::mbox_message& m = split.messages[i];
+    for (std::size_t i = 0; i < messages.size(); ++i) {
+        const listed_message& m = messages[i];
         mime::parse_options po;
         po.limits = o.limits;
-        const mime::document doc =
-            mime::document::parse(store::unquote(bytes.substr(m.offset, m.size), split.format), po);
+        const mime::document doc = mime::document::parse(m.bytes, po);
         for (const diagnostic& d : doc.diagnostics()) errors |= d.sev == severity::error;
         const auto field = [&](const char* name) {
             const auto f = doc.root().header(name);
@@ -144,14 +159,23 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
             w.begin_object();
             w.key("number");
             w.number(i + 1);
-            w.key("from_line_offset");
-            w.number(m.from_line);
-            w.key("offset");
-            w.number(m.offset);
+            if (m.offset) {
+                w.key("from_line_offset");
+                w.number(m.from_line);
+                w.key("offset");
+                w.number(*m.offset);
+                w.key("envelope");
+                w.string(m.envelope);
+            } else {
+                w.key("path");
+                w.string(m.path);
+                w.key("new");
+                w.boolean(m.is_new);
+                w.key("flags");
+                w.string(m.flags);
+            }
             w.key("size");
-            w.number(m.size);
-            w.key("envelope");
-            w.string(m.envelope);
+            w.number(m.bytes.size());
             w.key("date");
             w.string(field("Date"));
             w.key("from");
@@ -166,28 +190,29 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
             w.number(doc.diagnostics().size());
             w.end_object();
         } else {
+            const std::string where = m.offset ? std::to_string(*m.offset)
+                                               : (m.is_new ? "new " : "") + printable(m.flags, 8);
             char line[512];
             std::snprintf(
-                line, sizeof line, "%-6zu %12llu %10llu %5zu  %-31s %-28s %s\n", i + 1,
-                static_cast<unsigned long long>(m.offset), static_cast<unsigned long long>(m.size),
-                leaves, printable(field("Date"), 31).c_str(), printable(field("From"), 28).c_str(),
-                printable(field("Subject"), 200).c_str());
+                line, sizeof line, "%-6zu %12s %10zu %5zu  %-31s %-28s %s\n", i + 1, where.c_str(),
+                m.bytes.size(), leaves, printable(field("Date"), 31).c_str(),
+                printable(field("From"), 28).c_str(), printable(field("Subject"), 200).c_str());
             out += line;
         }
     }
     if (o.json) {
         w.end_array();
-        write_diagnostics(w, split.diagnostics, true);  // path: "#N", the message's number
+        write_diagnostics(w, diagnostics, true);  // path: "#N", the message's number
         w.end_object();
         out += '\n';
-    } else if (!split.diagnostics.empty()) {
+    } else if (!diagnostics.empty()) {
         out += "diagnostics:\n";
-        for (const diagnostic& d : split.diagnostics)
+        for (const diagnostic& d : diagnostics)
             out += "  " + std::string(severity_name(d.sev)) + ' ' + std::string(code_name(d.code)) +
                    " message " + d.part_path + " @" + std::to_string(d.offset) + ": " +
                    printable(d.message) + '\n';
     }
-    for (const diagnostic& d : split.diagnostics) errors |= d.sev == severity::error;
+    for (const diagnostic& d : diagnostics) errors |= d.sev == severity::error;
     std::fwrite(out.data(), 1, out.size(), stdout);
     if (std::fflush(stdout) != 0) {
         std::cerr << "mhtml ls: cannot write the output\n";
@@ -196,7 +221,52 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
     return errors ? exit_input_errors : exit_ok;
 }
 
+int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
+    const store::mbox_split split = store::split_mbox(bytes);
+    std::vector<listed_message> messages;
+    messages.reserve(split.messages.size());
+    for (const store::mbox_message& m : split.messages) {
+        listed_message l;
+        l.bytes = store::unquote(bytes.substr(m.offset, m.size), split.format);
+        l.offset = m.offset;
+        l.from_line = m.from_line;
+        l.envelope = m.envelope;
+        messages.push_back(std::move(l));
+    }
+    return list_messages(o, store::mbox_format_name(split.format), bytes.size(), messages,
+                         split.diagnostics);
+}
+
+int run_ls_maildir(const ls_options& o) {
+    const store::maildir_listing listing = store::list_maildir(o.file);
+    std::vector<listed_message> messages;
+    std::uint64_t total = 0;
+    bool unreadable = !listing.problems.empty();
+    for (const store::maildir_message& m : listing.messages) {
+        std::error_code ec;
+        input_buffer in = input_buffer::open(m.path.string(), ec);
+        if (ec) {
+            std::cerr << "mhtml ls: cannot read " << printable(m.path.string(), 400) << ": "
+                      << ec.message() << '\n';
+            unreadable = true;
+            continue;
+        }
+        listed_message l;
+        l.bytes = std::string(in.bytes());
+        l.path = m.path.string();
+        l.flags = m.flags;
+        l.is_new = m.is_new;
+        total += l.bytes.size();
+        messages.push_back(std::move(l));
+    }
+    for (const std::string& p : listing.problems)
+        std::cerr << "mhtml ls: " << printable(p, 400) << '\n';
+    const int rc = list_messages(o, "maildir", total, messages, {});
+    return rc == exit_ok && unreadable ? exit_input_errors : rc;
+}
+
 int run_ls(const ls_options& o) {
+    if (!message_selected() && store::is_maildir(o.file)) return run_ls_maildir(o);
     auto opened = open_input("ls", o.file);
     if (!opened) return exit_usage;
     input_buffer in = std::move(*opened);

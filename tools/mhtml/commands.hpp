@@ -39,7 +39,8 @@ runner add_fetch_external_command(CLI::App& app);
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file);
 
 /// --message N|MESSAGE-ID (ls, refs, cat, check, extract, inline): the input is an mbox
-/// mailbox and open_input gives that one message of it, unquoted (store/mbox.hpp). Offsets the
+/// mailbox (or a Maildir folder) and open_input gives that one message of it, unquoted
+/// (store/mbox.hpp, store/maildir.hpp). Offsets the
 /// command reports are then offsets in the message; a note on standard error says where it
 /// starts in the mailbox.
 void add_message_option(CLI::App& cmd);

@@ -9,6 +9,7 @@
 #include "json.hpp"
 #include "mhtml/external/retrieve.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/store/maildir.hpp"
 #include "mhtml/store/mbox.hpp"
 #include "mhtml/version.hpp"
 
@@ -42,7 +43,55 @@ bool message_selected() {
     return selected_message.has_value();
 }
 
+namespace {
+
+// --message on a Maildir: the file of message N (in the order `mhtml ls` lists them) or of the
+// Message-ID.
+std::optional<input_buffer> maildir_message(std::string_view command, const std::string& folder) {
+    const store::maildir_listing listing = store::list_maildir(folder);
+    const std::string& asked = *selected_message;
+    std::optional<std::size_t> chosen;
+    const bool bracketed = asked.size() >= 2 && asked.front() == '<' && asked.back() == '>';
+    if (!bracketed) {
+        std::size_t n = 0;
+        const auto [end, err] = std::from_chars(asked.data(), asked.data() + asked.size(), n);
+        if (err == std::errc() && end == asked.data() + asked.size() && !asked.empty() && n >= 1 &&
+            n <= listing.messages.size())
+            chosen = n - 1;
+    }
+    const std::string want = message_id_of(asked);
+    for (std::size_t i = 0; i < listing.messages.size() && !chosen && !want.empty(); ++i) {
+        std::error_code ec;
+        input_buffer in = input_buffer::open(listing.messages[i].path.string(), ec);
+        if (ec) continue;
+        const auto doc = mime::document::parse(std::string(in.bytes()));
+        const auto f = doc.root().header("Message-ID");
+        if (f && message_id_of(f->value()) == want) chosen = i;
+    }
+    if (!chosen) {
+        std::cerr << "mhtml " << command << ": " << folder << " has no message "
+                  << (asked.empty() ? std::string("''") : printable(asked, 200)) << " ("
+                  << listing.messages.size()
+                  << (listing.messages.size() == 1 ? " message" : " messages") << ", maildir)\n";
+        return std::nullopt;
+    }
+    const std::string path = listing.messages[*chosen].path.string();
+    std::error_code ec;
+    input_buffer in = input_buffer::open(path, ec);
+    if (ec) {
+        std::cerr << "mhtml " << command << ": cannot read " << printable(path, 400) << ": "
+                  << ec.message() << '\n';
+        return std::nullopt;
+    }
+    std::cerr << "mhtml " << command << ": message " << *chosen + 1 << " of " << folder << " ("
+              << printable(path, 400) << ")\n";
+    return in;
+}
+
+}  // namespace
+
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
+    if (selected_message && store::is_maildir(file)) return maildir_message(command, file);
     std::error_code ec;
     input_buffer in = input_buffer::open(file, ec);
     const std::string name = file == "-" ? "standard input" : file;
