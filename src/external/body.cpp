@@ -143,10 +143,6 @@ bool retrieving_scheme(std::string_view url) noexcept {
            ascii::iequals(scheme, "ftp");
 }
 
-bool body::retrievable_url() const noexcept {
-    return url && retrieving_scheme(*url);
-}
-
 std::optional<std::int64_t> parse_date_time(std::string_view s) {
     // Comments out, commas as spaces; then the tokens.
     std::string text;

@@ -41,6 +41,9 @@ enum class access : std::uint8_t {
 /// "url", "anon-ftp", ..., "other", "missing".
 MHTML_EXPORT std::string_view access_name(access a) noexcept;
 
+/// Whether `url`'s scheme is http, https or ftp (URL-2.2's allow-list), in any case.
+MHTML_EXPORT bool retrieving_scheme(std::string_view url) noexcept;
+
 struct body {
     std::string access_type;  ///< as written, lower-cased ("" when missing)
     access kind = access::missing;
@@ -69,7 +72,7 @@ struct body {
     std::uint64_t offset = 0;
 
     /// Whether `url` has a scheme that retrieves (URL-2.2: http, https, ftp).
-    bool retrievable_url() const noexcept;
+    bool retrievable_url() const noexcept { return url && retrieving_scheme(*url); }
 };
 
 /// The model of `p` when it is a message/external-body part, else nullopt. Every problem goes
@@ -79,9 +82,6 @@ struct body {
 /// external_size_invalid, external_expiration_invalid), with `p`'s path and input offsets.
 MHTML_EXPORT std::optional<body> read(const mime::document& doc, const mime::part_view& p,
                                       std::vector<diagnostic>* diags = nullptr);
-
-/// Whether `url`'s scheme is http, https or ftp (URL-2.2's allow-list), in any case.
-MHTML_EXPORT bool retrieving_scheme(std::string_view url) noexcept;
 
 /// An RFC 5322 date-time (obsolete forms included: two-digit years, zone names such as EST
 /// and GMT, comments) in seconds since the epoch, or nullopt.
