@@ -34,15 +34,13 @@ namespace mhtml {
 namespace {
 
 using namespace std::chrono_literals;
+using test::gzip;
 using test::route;
 using test::test_server;
 using test::tls_server;
-using test::gzip;
-
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
-
 
 std::string brotli(std::string_view s) {
     std::size_t n = BrotliEncoderMaxCompressedSize(s.size());

@@ -31,8 +31,8 @@ using mhtml::diag_code;
 using mhtml::severity;
 using mhtml::pack::resource;
 using mhtml::pack::write_report;
-using mhtml::test::gzip;
 using mhtml::pack::writer_options;
+using mhtml::test::gzip;
 
 namespace {
 
