@@ -27,67 +27,6 @@ std::string_view trimmed(std::string_view s) noexcept {
     return s;
 }
 
-// Whether the parameter `name` of a raw Content-Type value (the text after the colon, folding
-// included) is written as a quoted string; nullopt when it is not found in plain form (an
-// RFC 2231 `name*` or `name*0` piece is not plain). Quoted strings and comments are skipped,
-// so a `;` or `=` inside them splits nothing.
-std::optional<bool> plain_parameter_quoted(std::string_view raw, std::string_view name) {
-    std::size_t i = 0;
-    const auto skip_quoted = [&] {  // at '"': past the closing quote
-        for (++i; i < raw.size(); ++i) {
-            if (raw[i] == '\\') {
-                ++i;
-            } else if (raw[i] == '"') {
-                ++i;
-                return;
-            }
-        }
-    };
-    const auto skip_comment = [&] {  // at '(': past the matching ')'
-        int depth = 0;
-        for (; i < raw.size(); ++i) {
-            if (raw[i] == '\\') {
-                ++i;
-            } else if (raw[i] == '(') {
-                ++depth;
-            } else if (raw[i] == ')' && --depth == 0) {
-                ++i;
-                return;
-            }
-        }
-    };
-    const auto to_semicolon = [&] {  // past a value, to the ';' that ends it
-        while (i < raw.size() && raw[i] != ';') {
-            if (raw[i] == '"')
-                skip_quoted();
-            else if (raw[i] == '(')
-                skip_comment();
-            else
-                ++i;
-        }
-    };
-    to_semicolon();  // past the type/subtype
-    while (i < raw.size()) {
-        ++i;  // the ';'
-        const std::size_t start = i;
-        while (i < raw.size() && raw[i] != '=' && raw[i] != ';') {
-            if (raw[i] == '(')
-                skip_comment();
-            else
-                ++i;
-        }
-        if (i >= raw.size()) return std::nullopt;
-        const std::string_view key = trimmed(raw.substr(start, i - start));
-        if (raw[i] == '=') {
-            ++i;
-            while (i < raw.size() && is_wsp(raw[i])) ++i;
-            if (ascii::iequals(key, name)) return i < raw.size() && raw[i] == '"';
-            to_semicolon();
-        }
-    }
-    return std::nullopt;
-}
-
 std::optional<std::string> param(const mime::content_type& ct, std::string_view name) {
     if (auto v = ct.param(name)) return std::string(*v);
     return std::nullopt;
@@ -310,7 +249,7 @@ std::optional<body> read(const mime::document& doc, const mime::part_view& p,
             report(severity::note, diag_code::url_parameter_continued,
                    "the URL parameter is written in RFC 2231 pieces (URL*0=, URL*1=...); they are "
                    "joined, then read as one quoted value (URL-3.1.7)");
-        } else if (field && plain_parameter_quoted(field->raw_value(), "url") == false) {
+        } else if (!u->quoted) {
             report(severity::warning, diag_code::url_parameter_unquoted,
                    "the URL parameter is not quoted, though a URL holds tspecials such as ':' "
                    "(URL-3.1.1); read as the quoted form would be (URL-3.1.7)");

@@ -154,7 +154,7 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
                 continue;
             }
             plain_names.insert(name);
-            items.push_back({std::move(name), p.value, p.value, {}, {}, false});
+            items.push_back({std::move(name), p.value, p.value, {}, {}, false, p.quoted});
             continue;
         }
         std::string base(n.substr(0, star));

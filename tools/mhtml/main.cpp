@@ -18,17 +18,9 @@ namespace mhtml::cli {
 namespace {
 std::optional<std::string> selected_message;  // --message: a number from 1, or a Message-ID
 
-// The first <...> of a Message-ID field (comments and folding around it dropped), or the
-// value as it is.
+// A Message-ID field's id (mime::parse_msg_id: brackets and comments dropped), or "".
 std::string message_id_of(std::string_view value) {
-    const std::size_t open = value.find('<');
-    const std::size_t close = open == std::string_view::npos ? open : value.find('>', open);
-    if (close != std::string_view::npos)
-        return std::string(value.substr(open + 1, close - open - 1));
-    std::size_t b = 0, e = value.size();
-    while (b < e && (value[b] == ' ' || value[b] == '\t')) ++b;
-    while (e > b && (value[e - 1] == ' ' || value[e - 1] == '\t')) --e;
-    return std::string(value.substr(b, e - b));
+    return mime::parse_msg_id(value).value_or(std::string());
 }
 }  // namespace
 

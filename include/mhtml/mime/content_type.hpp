@@ -47,6 +47,7 @@ struct parameter {
     std::string charset;    ///< RFC 2231 charset, or empty
     std::string language;   ///< RFC 2231 language, or empty
     bool extended = false;  ///< came from RFC 2231 syntax
+    bool quoted = false;    ///< a plain parameter written as a quoted-string
 };
 
 /// What the structured-value parser had to forgive.
