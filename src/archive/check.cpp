@@ -276,7 +276,9 @@ public:
         : doc_(doc),
           agg_(aggregate::build(
               doc, aggregate_options{.strict = options.strict,
-                                     .blink_style_imports = options.blink_style_imports})) {}
+                                     .store = options.store,
+                                     .blink_style_imports = options.blink_style_imports})),
+          store_(options.store) {}
 
     std::vector<finding> run();
 
@@ -316,6 +318,7 @@ private:
 
     const mime::document& doc_;
     aggregate agg_;
+    const message_store* store_ = nullptr;
     std::vector<finding> out_;
     std::vector<bool> referenced_;
     std::vector<std::uint32_t> message_of_;  // the innermost message each entity belongs to
@@ -666,6 +669,7 @@ void checker::check_references(const mime::part_view& p, const document_text& d)
                             "structure"}));
             }
         }
+        if (res.target && res.from_store) continue;  // a part of another message (CID-6)
         if (res.target) {
             // The target, and the multipart/alternative body parts around it (CID-8).
             for (std::optional<mime::part_view> t = res.target; t && !referenced_[t->index()];
@@ -673,7 +677,14 @@ void checker::check_references(const mime::part_view& p, const document_text& d)
                 referenced_[t->index()] = true;
             continue;
         }
-        if (uri::is_mid_url(r.url)) continue;  // another message: the store's business (CID-6)
+        if (uri::is_mid_url(r.url)) {  // another message: the store's business (CID-6)
+            if (store_)
+                report("CID-6", finding_level::warning, "mid_not_found", res.resolved, offset,
+                       cat({"'", r.url, "' (", where,
+                            ") names a message (or a part of one) that neither this document nor "
+                            "the message store has; a reader shows nothing for it"}));
+            continue;
+        }
         // A part outside the reference's related structure with that label (MHT-7.1, MHT-4.1.3).
         std::optional<std::uint32_t> elsewhere;
         if (cid) {

@@ -333,6 +333,14 @@ std::string unquote(std::string_view stored, mbox_format format) {
     return out;
 }
 
+std::string_view message_text(std::string_view mailbox, const mbox_message& m, mbox_format format,
+                              std::string& storage) {
+    const std::string_view stored = mailbox.substr(m.offset, m.size);
+    if (!m.quoted || format == mbox_format::mboxcl2) return stored;
+    storage = unquote(stored, format);
+    return storage;
+}
+
 std::string quote(std::string_view message, mbox_format format) {
     if (format == mbox_format::mboxcl2) return std::string(message);
     std::string out;

@@ -6,9 +6,11 @@
 #include <string>
 
 #include "commands.hpp"
+#include "json.hpp"
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/uri/cid.hpp"
 
 namespace mhtml::cli {
 
@@ -41,7 +43,56 @@ std::optional<mime::part_view> part_by_path(const mime::document& doc, std::stri
     return doc.find(path == "." ? std::string_view() : path);
 }
 
+// Writes the decoded body of a leaf; `what` names it in messages.
+int write_leaf(const mime::part_view& target) {
+    if (!target.is_leaf()) {
+        std::cerr << "mhtml cat: part " << (target.path().empty() ? "." : target.path()) << " is a "
+                  << target.content_type().essence() << ", not a leaf; name one of its parts\n";
+        return exit_input_errors;
+    }
+    std::string body;
+    target.decode_to(body);
+    std::fwrite(body.data(), 1, body.size(), stdout);
+    if (std::fflush(stdout) != 0) {
+        std::cerr << "mhtml cat: cannot write the output\n";
+        return exit_usage;
+    }
+    return exit_ok;
+}
+
+// mhtml cat --store DB mid:MESSAGE[/CONTENT]: the message or part the store has.
+int run_cat_from_store(const std::string& url) {
+    const archive::message_store* store = selected_store();
+    auto ids = uri::mid_to_ids(url);
+    if (!ids) {
+        std::cerr << "mhtml cat: " << printable(url, 400) << " is not a valid mid: URL ("
+                  << ids.message << ")\n";
+        return exit_usage;
+    }
+    const std::string content_id =
+        ids.value.content_id.empty() ? std::string() : uri::id_key(ids.value.content_id);
+    const auto part = store->find(uri::id_key(ids.value.message_id), content_id);
+    if (!part) {
+        std::cerr << "mhtml cat: the store has no " << (content_id.empty() ? "message" : "part")
+                  << " named " << printable(url, 400) << '\n';
+        return exit_input_errors;
+    }
+    // A whole message: its body when that is a leaf, else the root of its (first) related
+    // structure or, without one, its first part (aggregate::main_root).
+    if (!part->is_leaf() && content_id.empty() && part->index() == 0) {
+        const archive::aggregate agg = archive::aggregate::build(part->doc());
+        return write_leaf(agg.main_root());
+    }
+    return write_leaf(*part);
+}
+
 int run_cat(const cat_options& o) {
+    if (o.what.empty()) {
+        if (selected_store() && uri::is_mid_url(o.file)) return run_cat_from_store(o.file);
+        std::cerr << "mhtml cat: name the part: mhtml cat FILE URI|PATH (or, with --store, "
+                     "mhtml cat --store DB mid:...)\n";
+        return exit_usage;
+    }
     auto opened = open_input("cat", o.file);
     if (!opened) return exit_usage;
     input_buffer in = std::move(*opened);
@@ -57,6 +108,7 @@ int run_cat(const cat_options& o) {
     } else {
         archive::aggregate_options options;
         options.strict = o.strict;
+        options.store = selected_store();
         auto agg = archive::aggregate::build(doc, options);
         mime::part_view from = agg.main_root();
         if (!o.base_part.empty()) {
@@ -79,20 +131,7 @@ int run_cat(const cat_options& o) {
         }
         target = r.target;
     }
-    if (!target->is_leaf()) {
-        std::cerr << "mhtml cat: part " << (target->path().empty() ? "." : target->path())
-                  << " is a " << target->content_type().essence()
-                  << ", not a leaf; name one of its parts\n";
-        return exit_input_errors;
-    }
-    std::string body;
-    target->decode_to(body);
-    std::fwrite(body.data(), 1, body.size(), stdout);
-    if (std::fflush(stdout) != 0) {
-        std::cerr << "mhtml cat: cannot write the output\n";
-        return exit_usage;
-    }
-    return exit_ok;
+    return write_leaf(*target);
 }
 
 }  // namespace
@@ -104,12 +143,12 @@ runner add_cat_command(CLI::App& app) {
     cmd->add_option("file", o->file, "the archive (.mhtml, .mht, .eml), or - for standard input")
         ->required();
     cmd->add_option(
-           "what", o->what,
-           "a URI as the root would reference it (resolved as MHTML does), or a part path (1, 2.1)")
-        ->required();
+        "what", o->what,
+        "a URI as the root would reference it (resolved as MHTML does), or a part path (1, 2.1)");
     cmd->add_option("--base", o->base_part,
                     "resolve the URI as the part with this path would (default: the root)");
     add_message_option(*cmd);
+    add_store_option(*cmd);
     cmd->add_flag("--strict", o->strict, "match as RFC 2557 says, no retries");
     cmd->footer(
         "Exit status: 0 written, 1 no such part (or not a leaf), 2 usage or I/O failure.\n"
@@ -118,7 +157,8 @@ runner add_cat_command(CLI::App& app) {
         "  mhtml cat saved.mhtml 2 > image.png\n"
         "  mhtml cat saved.mhtml https://example.com/style.css\n"
         "  mhtml cat mail.eml cid:logo@example.com > logo.gif\n"
-        "  mhtml cat saved.mhtml ../img/a.png --base 3\n");
+        "  mhtml cat saved.mhtml ../img/a.png --base 3\n"
+        "  mhtml cat --store mail.db 'mid:m1@example.com/logo@example.com' > logo.png\n");
     return [o] { return run_cat(*o); };
 }
 

@@ -50,6 +50,7 @@ int run_check(const check_options& o) {
     archive::check_options co;
     co.strict = o.strict;
     co.blink_style_imports = o.blink_style_imports;
+    co.store = selected_store();
     const std::vector<archive::finding> findings = archive::check(doc, co);
     const archive::finding_counts counts = archive::count_levels(findings);
     // The list is capped like every list of diagnostics (--max-diagnostics); the counts and
@@ -154,6 +155,7 @@ runner add_check_command(CLI::App& app) {
                   "only a lenient reader finds then reach no part)");
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_message_option(*cmd);
+    add_store_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Each line: LEVEL REQUIREMENT code part PATH @OFFSET: explanation, sorted by part, then "

@@ -165,6 +165,7 @@ runner add_extract_command(CLI::App& app) {
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_fetch_external_options(*cmd, o->fetch);
     add_message_option(*cmd);
+    add_store_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Every part the page uses is written under the folder at host/path of its URL (cid/ID\n"

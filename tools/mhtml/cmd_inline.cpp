@@ -125,6 +125,7 @@ runner add_inline_command(CLI::App& app) {
     add_blink_style_imports_option(*cmd, o->blink_style_imports);
     add_fetch_external_options(*cmd, o->fetch);
     add_message_option(*cmd);
+    add_store_option(*cmd);
     add_limit_options(*cmd, o->limits);
     cmd->footer(
         "Images, fonts, style sheets (with their own url()s) and frames that the archive holds\n"

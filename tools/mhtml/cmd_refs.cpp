@@ -85,6 +85,7 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
     archive::aggregate_options options;
     options.strict = o.strict;
     options.blink_style_imports = o.blink_style_imports;
+    options.store = selected_store();
     auto agg = archive::aggregate::build(doc, options);
     std::string out;
     json_writer w(out);
@@ -123,6 +124,10 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
                 w.string(res.resolved);
                 w.key("target");
                 res.target ? w.string(res.target->path()) : w.null();
+                if (res.from_store) {  // a part of another message, found through --store
+                    w.key("from_store");
+                    w.boolean(true);
+                }
                 w.key("same_document");
                 w.boolean(res.same_document);
                 w.end_object();
@@ -142,8 +147,12 @@ int run_archive_refs(const refs_options& o, input_buffer&& in) {
                 text += '\t';
                 text += printable(std::string_view(body).substr(r.offset, r.length));
                 text += "\t-> ";
-                text += res.target ? "part " + (res.target->path().empty() ? std::string(".")
-                                                                           : res.target->path())
+                const std::string target_path =
+                    res.target
+                        ? (res.target->path().empty() ? std::string(".") : res.target->path())
+                        : std::string();
+                text += res.from_store      ? "part " + target_path + " of another message (store)"
+                        : res.target        ? "part " + target_path
                         : res.same_document ? std::string("same document")
                                             : "external " + printable(res.resolved);
                 text += '\n';
@@ -242,6 +251,7 @@ runner add_refs_command(CLI::App& app) {
            "an archive (.mhtml, .mht, .eml), an HTML, SVG or CSS file, or - for standard input")
         ->required();
     add_message_option(*cmd);
+    add_store_option(*cmd);
     cmd->add_flag("--css", o->css,
                   "the input is a style sheet (default: decided by the .css file name)");
     cmd->add_flag("--html", o->html, "the input is HTML whatever its name");

@@ -33,6 +33,7 @@ runner add_pack_command(CLI::App& app);
 runner add_repair_command(CLI::App& app);
 runner add_serve_command(CLI::App& app);
 runner add_fetch_external_command(CLI::App& app);
+runner add_index_command(CLI::App& app);
 
 /// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
 /// ..." and returns nullopt (the caller exits with exit_usage).
@@ -46,6 +47,11 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
 void add_message_option(CLI::App& cmd);
 /// Whether --message was given.
 bool message_selected();
+/// --store DB (refs, cat, check, extract, inline): mid: URLs that name no message of the
+/// input are looked up in this index (mhtml index; store::indexed_store).
+void add_store_option(CLI::App& cmd);
+/// The store --store names, opened on first use (throws store::store_error), or nullptr.
+const archive::message_store* selected_store();
 
 /// A message read and its aggregate built over it (the aggregate follows the document
 /// wherever the pair is moved).

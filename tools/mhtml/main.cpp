@@ -9,6 +9,7 @@
 #include "json.hpp"
 #include "mhtml/external/retrieve.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/store/index.hpp"
 #include "mhtml/store/maildir.hpp"
 #include "mhtml/store/mbox.hpp"
 #include "mhtml/version.hpp"
@@ -17,6 +18,8 @@ namespace mhtml::cli {
 
 namespace {
 std::optional<std::string> selected_message;  // --message: a number from 1, or a Message-ID
+std::optional<std::string> store_db;          // --store
+std::unique_ptr<store::indexed_store> opened_store;
 
 // A Message-ID field's id (mime::parse_msg_id: brackets and comments dropped), or "".
 std::string message_id_of(std::string_view value) {
@@ -33,6 +36,18 @@ void add_message_option(CLI::App& cmd) {
 
 bool message_selected() {
     return selected_message.has_value();
+}
+
+void add_store_option(CLI::App& cmd) {
+    cmd.add_option_function<std::string>(
+        "--store", [](const std::string& v) { store_db = v; },
+        "resolve mid: URLs that name other messages through this index (made by 'mhtml index')");
+}
+
+const archive::message_store* selected_store() {
+    if (!store_db) return nullptr;
+    if (!opened_store) opened_store = std::make_unique<store::indexed_store>(*store_db);
+    return opened_store.get();
 }
 
 namespace {
@@ -171,6 +186,7 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
             : mime::document::parse(std::move(*in), po);
     archive::aggregate_options ao = options;
     ao.max_diagnostics = limits.max_diagnostics;
+    if (!ao.store) ao.store = selected_store();
     archive::aggregate agg = archive::aggregate::build(doc, ao);
     return opened_archive{std::move(doc), std::move(agg)};
 }
@@ -238,6 +254,9 @@ int main(int argc, char** argv) {
         "  mhtml repair bad.mht -o ok.mhtml   a damaged archive written as one Chromium shows\n"
         "  mhtml serve ~/archives             browse a folder of archives from a local server\n"
         "  mhtml fetch-external m.eml -o full.eml   retrieve the external bodies into the message\n"
+        "  mhtml index inbox.mbox --db mail.db      index messages; --store mail.db then\n"
+        "                                   resolves mid: URLs across them (refs, cat, check, "
+        "...)\n"
         "\n"
         "Run 'mhtml COMMAND --help' for the options of a command.");
     runner ls = add_ls_command(app);
@@ -251,6 +270,7 @@ int main(int argc, char** argv) {
     runner repair = add_repair_command(app);
     runner serve = add_serve_command(app);
     runner fetch_external = add_fetch_external_command(app);
+    runner index = add_index_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -270,6 +290,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "repair") return repair();
             if (sub->get_name() == "serve") return serve();
             if (sub->get_name() == "fetch-external") return fetch_external();
+            if (sub->get_name() == "index") return index();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';

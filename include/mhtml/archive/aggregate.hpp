@@ -157,6 +157,12 @@ public:
     /// The first call for an HTML part (or the first resolve() from it, or read_document()
     /// of it) scans it for <base href>; two threads asking at once may both scan it.
     [[nodiscard]] const entity_info& info(const mime::part_view& p) const;
+    /// The resolved Content-Location of `p`'s heading (entity_info::location), without the
+    /// `<base href>` scan info() makes for an HTML part (a heading's base never depends on it).
+    [[nodiscard]] const std::optional<std::string>& location(
+        const mime::part_view& p) const noexcept {
+        return entities_[p.index()].location;
+    }
     /// The document this aggregate was built over.
     [[nodiscard]] const mime::document& document() const noexcept { return top_.doc(); }
     [[nodiscard]] const std::vector<related_structure>& related() const noexcept {

@@ -53,6 +53,10 @@ struct check_options {
     /// aggregate_options::blink_style_imports (the CLI's `--blink-style-imports`).
     aggregate_options::style_imports blink_style_imports =
         aggregate_options::style_imports::chromium;
+    /// Where `mid:` URLs naming other messages are looked up (aggregate_options::store, the
+    /// CLI's `--store`). Without one they are not judged; with one, a `mid:` URL it does not
+    /// resolve is reported (`mid_not_found`).
+    const message_store* store = nullptr;
 };
 
 /// Checks `doc`. Findings are sorted by part path (document order), then offset.

@@ -69,6 +69,12 @@ MHTML_EXPORT mbox_split split_mbox(std::string_view bytes,
 /// ^>+From ; mboxo the same for ^>From ; mboxcl2 nothing.
 MHTML_EXPORT std::string unquote(std::string_view stored, mbox_format format);
 
+/// Message `m` of `mailbox` as the MIME parser reads it: a view of the mailbox itself when
+/// nothing in it is quoted (or the format quotes nothing), so that offsets in it are offsets in
+/// the file minus m.offset; otherwise unquote()'s copy, kept in `storage`.
+MHTML_EXPORT std::string_view message_text(std::string_view mailbox, const mbox_message& m,
+                                           mbox_format format, std::string& storage);
+
 /// A message quoted for storing in `format` (the inverse of unquote for mboxrd and mboxcl2;
 /// for mboxo, ">From " lines already in the message cannot be told apart after storing).
 MHTML_EXPORT std::string quote(std::string_view message, mbox_format format);

@@ -1,0 +1,506 @@
+// store::index and store::indexed_store: generated threads whose messages reference each other's
+// parts by mid: and cid:, spread over an mbox, a Maildir and a folder of .eml files; incremental
+// updates (append, delete, edit, new and removed files) against a fresh index; a process that
+// indexes while another queries; schema versions.
+#include "mhtml/store/index.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mhtml/html/scan.hpp"
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/document.hpp"
+
+namespace mhtml::store {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path fresh_dir(const std::string& name) {
+    fs::path d =
+        fs::temp_directory_path() / ("mhtml_index_" + name + "_" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    fs::create_directories(d);
+    return d;
+}
+
+void write(const fs::path& p, std::string_view bytes, bool append = false) {
+    std::ofstream f(p, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+    f.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string read(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+}
+
+// The image of message k: distinct bytes, some of them not ASCII.
+std::string image_of(int k) {
+    std::string s = "GIF89a";
+    for (int i = 0; i < 40 + k; ++i) s += static_cast<char>((i * 7 + k * 13) & 0xff);
+    return s;
+}
+
+// Message k of thread t: an HTML page with its own image (cid:) and, after the first, links to
+// the previous message's image and to the first message (mid:). The body has a line starting
+// "From " (so an mbox quotes it).
+std::string message(int t, int k) {
+    const std::string id = "m" + std::to_string(k) + ".t" + std::to_string(t) + "@thread.example";
+    std::string html = "<p>message " + std::to_string(k) + "<img src=\"cid:img" +
+                       std::to_string(k) + "@thread.example\">";
+    if (k > 1) {
+        html += "<img src=\"mid:m" + std::to_string(k - 1) + ".t" + std::to_string(t) +
+                "@thread.example/img" + std::to_string(k - 1) + "@thread.example\">";
+        html += "<a href=\"mid:m1.t" + std::to_string(t) + "@thread.example\">first</a>";
+    }
+    std::string m = "From: Sender " + std::to_string(k) + " <s" + std::to_string(k) +
+                    "@thread.example>\n"
+                    "Date: Mon, " +
+                    std::to_string(k % 28 + 1) +
+                    " Jan 2024 10:00:00 +0000\n"
+                    "Subject: =?UTF-8?Q?caf=C3=A9_" +
+                    std::to_string(k) +
+                    "?=\n"
+                    "Message-ID: <" +
+                    id + ">\n";
+    if (k > 1)
+        m += "In-Reply-To: <m" + std::to_string(k - 1) + ".t" + std::to_string(t) +
+             "@thread.example>\n";
+    m += "MIME-Version: 1.0\nContent-Type: multipart/related; boundary=\"b" + std::to_string(k) +
+         "\"\n\n--b" + std::to_string(k) + "\nContent-Type: text/html; charset=utf-8\n\n" + html +
+         "\nFrom the thread, line one\n--b" + std::to_string(k) +
+         "\nContent-Type: image/gif\nContent-ID: <img" + std::to_string(k) +
+         "@thread.example>\nContent-Location: img/" + std::to_string(k) +
+         ".gif\nContent-Transfer-Encoding: base64\n\n" + mime::base64_encode(image_of(k)) +
+         "\n--b" + std::to_string(k) + "--\n";
+    return m;
+}
+
+std::string mbox_entry(const std::string& msg) {
+    return "From sender@thread.example Mon Jan  1 00:00:00 2024\n" +
+           quote(msg, mbox_format::mboxrd) + "\n";
+}
+
+// Every row of the index, ids left out, in a stable order.
+std::vector<std::string> dump(const fs::path& db) {
+    sqlite3* h = nullptr;
+    EXPECT_EQ(sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+    std::vector<std::string> rows;
+    const char* sql =
+        "SELECT f.path, f.kind, ifnull(f.format,''), m.number, m.offset, m.size, m.quoted, "
+        "ifnull(m.message_id,''), m.date, m.from_, m.subject, m.in_reply_to, m.refs, m.flags, "
+        "m.parts, m.diagnostics, p.path, ifnull(p.content_id,''), ifnull(p.message_id,''), "
+        "ifnull(p.location,''), p.type, ifnull(p.decoded_size,-1) FROM files f JOIN messages m "
+        "ON m.file = f.id JOIN parts p ON p.message = m.id ORDER BY f.path, m.number, p.path";
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, sql, -1, &s, nullptr), SQLITE_OK);
+    while (sqlite3_step(s) == SQLITE_ROW) {
+        std::string row;
+        for (int c = 0; c < sqlite3_column_count(s); ++c) {
+            const auto* t = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+            row += t ? t : "NULL";
+            row += '|';
+        }
+        rows.push_back(std::move(row));
+    }
+    sqlite3_finalize(s);
+    sqlite3_close(h);
+    return rows;
+}
+
+// The folders of the thread tests: messages 1..n of thread t, the odd ones in an mbox, the
+// even ones alternately in a Maildir (new/ and cur/ with flags) and a folder of .eml files.
+struct thread_folder {
+    fs::path root, mbox, maildir, eml;
+};
+
+thread_folder make_thread(const fs::path& root, int t, int n) {
+    thread_folder f{root, root / "inbox.mbox", root / "Maildir", root / "saved"};
+    fs::create_directories(f.maildir / "cur");
+    fs::create_directories(f.maildir / "new");
+    fs::create_directories(f.maildir / "tmp");
+    fs::create_directories(f.eml / "deeper");
+    std::string box;
+    for (int k = 1; k <= n; ++k) {
+        const std::string m = message(t, k);
+        if (k % 2 == 1) {
+            box += mbox_entry(m);
+        } else if (k % 4 == 2) {
+            const bool seen = k % 8 == 2;
+            write(f.maildir / (seen ? "cur" : "new") /
+                      ("17000000" + std::to_string(k) + ".x.host" + (seen ? ":2,RS" : "")),
+                  m);
+        } else {
+            write(f.eml / (k % 8 == 0 ? fs::path("deeper") : fs::path()) /
+                      ("m" + std::to_string(k) + ".eml"),
+                  m);
+        }
+    }
+    write(f.mbox, box);
+    write(f.eml / "notes.txt", "not a message: not indexed\n");
+    return f;
+}
+
+// Checks that every mid: reference of every message of the thread resolves, through the store,
+// to the right bytes.
+void expect_thread_resolves(const fs::path& db, int t, int n) {
+    indexed_store store(db);
+    for (int k = 2; k <= n; ++k) {
+        const mime::document doc = mime::document::parse(message(t, k));
+        archive::aggregate_options ao;
+        ao.store = &store;
+        const archive::aggregate agg = archive::aggregate::build(doc, ao);
+        const mime::part_view html = *doc.find("1");
+        int from_store = 0;
+        for (const html::reference& r : agg.references(html).refs) {
+            const archive::resolution res = agg.resolve(html, r);
+            ASSERT_TRUE(res.target) << "message " << k << ": " << r.url;
+            if (!res.from_store) continue;
+            ++from_store;
+            if (r.url.find("/img") != std::string::npos) {
+                std::string body;
+                res.target->decode_to(body);
+                EXPECT_EQ(body, image_of(k - 1)) << r.url;
+            } else {
+                // mid:m1: the whole first message.
+                EXPECT_EQ(res.target->index(), 0u);
+                const auto f = res.target->header("Message-ID");
+                ASSERT_TRUE(f);
+                EXPECT_EQ(std::string(f->value()),
+                          "<m1.t" + std::to_string(t) + "@thread.example>");
+                const auto rec = store.record_of(*res.target);
+                ASSERT_TRUE(rec);
+                EXPECT_EQ(rec->kind, source_kind::mbox);
+                EXPECT_EQ(rec->number, 1u);
+            }
+        }
+        EXPECT_EQ(from_store, 2) << "message " << k;
+    }
+}
+
+TEST(StoreIndex, CID_6_ThreadReferencesAcrossMessagesResolveToTheRightBytes) {
+    const fs::path dir = fresh_dir("thread");
+    const thread_folder f = make_thread(dir / "mail", 1, 24);
+    index idx = index::open(dir / "i.db");
+    const index_report r = idx.update({f.root});
+    EXPECT_TRUE(r.problems.empty());
+    EXPECT_EQ(r.files, 1u + 6u + 6u);  // the mbox, the Maildir's files, the .eml files
+    EXPECT_EQ(r.files_read, r.files);
+    EXPECT_EQ(r.messages_added, 24u);
+    EXPECT_EQ(idx.message_count(), 24u);
+    EXPECT_EQ(idx.part_count(), 24u * 3);
+    expect_thread_resolves(dir / "i.db", 1, 24);
+
+    // What the tables hold for one message of each kind.
+    const auto m3 = idx.find_message("m3.t1@thread.example");
+    ASSERT_EQ(m3.size(), 1u);
+    EXPECT_EQ(m3[0].kind, source_kind::mbox);
+    EXPECT_EQ(m3[0].format, mbox_format::mboxo);  // only ">From " lines: mboxo reads them alike
+    EXPECT_EQ(m3[0].number, 2u);
+    EXPECT_TRUE(m3[0].quoted);
+    EXPECT_EQ(m3[0].subject, "café 3");
+    EXPECT_EQ(m3[0].in_reply_to, "<m2.t1@thread.example>");
+    const std::string box = read(f.mbox);
+    EXPECT_EQ(unquote(std::string_view(box).substr(m3[0].offset, m3[0].size), m3[0].format),
+              message(1, 3));
+    const auto m2 = idx.find_message("m2.t1@thread.example");
+    ASSERT_EQ(m2.size(), 1u);
+    EXPECT_EQ(m2[0].kind, source_kind::maildir);
+    EXPECT_EQ(m2[0].flags, "RS");
+    const auto m8 = idx.find_message("m8.t1@thread.example");
+    ASSERT_EQ(m8.size(), 1u);
+    EXPECT_EQ(m8[0].kind, source_kind::message);
+    EXPECT_EQ(m8[0].file, f.eml / "deeper" / "m8.eml");
+    EXPECT_TRUE(idx.find_message("nothing@thread.example").empty());
+
+    // A part of a message that the store does not have, and a message that is not there.
+    indexed_store store(dir / "i.db");
+    EXPECT_FALSE(store.find("m3.t1@thread.example", "img9@thread.example"));
+    EXPECT_FALSE(store.find("m99.t1@thread.example", ""));
+    EXPECT_TRUE(store.find("m3.t1@thread.example", "img3@thread.example"));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, UnchangedFilesAreNotReadAgain) {
+    const fs::path dir = fresh_dir("unchanged");
+    const thread_folder f = make_thread(dir / "mail", 2, 16);
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({f.root});
+    const auto before = dump(dir / "i.db");
+    const index_report again = idx.update({f.root});
+    EXPECT_EQ(again.files_unchanged, again.files);
+    EXPECT_EQ(again.bytes_read, 0u);
+    EXPECT_EQ(again.messages_added + again.messages_removed, 0u);
+    EXPECT_EQ(dump(dir / "i.db"), before);
+    fs::remove_all(dir);
+}
+
+// The incremental index after a change equals a fresh index of the same files.
+void expect_same_as_fresh(const fs::path& dir, const thread_folder& f, index& idx,
+                          index_report* out = nullptr) {
+    const index_report r = idx.update({f.root});
+    if (out) *out = r;
+    const fs::path fresh = dir / ("fresh" + std::to_string(::rand()) + ".db");
+    {
+        index other = index::open(fresh);
+        (void)other.update({f.root});
+    }
+    EXPECT_EQ(dump(dir / "i.db"), dump(fresh));
+    fs::remove(fresh);
+}
+
+TEST(StoreIndex, IncrementalUpdatesMatchAFreshIndex) {
+    const fs::path dir = fresh_dir("incremental");
+    const thread_folder f = make_thread(dir / "mail", 3, 12);
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({f.root});
+
+    // Appending to the mbox reads only the new messages.
+    write(f.mbox, mbox_entry(message(3, 13)) + mbox_entry(message(3, 15)), true);
+    index_report r;
+    expect_same_as_fresh(dir, f, idx, &r);
+    EXPECT_EQ(r.files_appended, 1u);
+    EXPECT_EQ(r.files_read, 0u);
+    EXPECT_EQ(r.messages_added, 2u);
+    EXPECT_EQ(r.messages_removed, 0u);
+    EXPECT_LT(r.bytes_read, read(f.mbox).size() / 2);
+    ASSERT_EQ(idx.find_message("m15.t3@thread.example").size(), 1u);
+    EXPECT_EQ(idx.find_message("m15.t3@thread.example")[0].number, 8u);
+
+    // Deleting a message from the mbox (it shrinks): the file is read again.
+    {
+        std::string box = read(f.mbox);
+        const std::size_t at = box.find("From sender", 10);
+        const std::size_t next = box.find("\nFrom sender", at) + 1;
+        write(f.mbox, box.erase(at, next - at));
+    }
+    expect_same_as_fresh(dir, f, idx, &r);
+    EXPECT_EQ(r.files_read, 1u);
+    EXPECT_EQ(r.messages_removed, 8u);
+    EXPECT_EQ(r.messages_added, 7u);
+    EXPECT_TRUE(idx.find_message("m3.t3@thread.example").empty());
+
+    // Editing a message in place (same size, new content): the mtime tells.
+    {
+        std::string box = read(f.mbox);
+        const std::size_t at = box.find("message 5");
+        box[at + 8] = '7';
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        write(f.mbox, box);
+    }
+    expect_same_as_fresh(dir, f, idx, &r);
+    EXPECT_EQ(r.files_read, 1u);
+
+    // New, removed and renamed files of the Maildir and the folder.
+    fs::remove(f.eml / "m4.eml");
+    write(f.eml / "m40.eml", message(3, 40));
+    for (const auto& e : fs::directory_iterator(f.maildir / "new"))
+        fs::rename(e.path(), f.maildir / "cur" / (e.path().filename().string() + ":2,S"));
+    expect_same_as_fresh(dir, f, idx, &r);
+    EXPECT_EQ(r.files_removed, 2u);  // m4.eml and the Maildir file that moved
+    EXPECT_EQ(r.files_read, 2u);     // m40.eml and the moved file
+    EXPECT_TRUE(idx.find_message("m4.t3@thread.example").empty());
+    EXPECT_EQ(idx.find_message("m40.t3@thread.example").size(), 1u);
+
+    // A file outside the sources given is kept.
+    const fs::path other = dir / "other.eml";
+    write(other, message(4, 1));
+    (void)idx.update({other});
+    EXPECT_EQ(idx.find_message("m1.t4@thread.example").size(), 1u);
+    (void)idx.update({f.root});
+    EXPECT_EQ(idx.find_message("m1.t4@thread.example").size(), 1u);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, AnAppendThatChangesTheFormatReadsTheWholeFile) {
+    const fs::path dir = fresh_dir("format");
+    const fs::path box = dir / "box.mbox";
+    const std::string plain =
+        "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <p1@x>\n\nhi\n"
+        ">From quoted\n>>From deeper\n\n";
+    write(box, "From a@b Mon Jan  1 00:00:00 2024\nMessage-ID: <p0@x>\n\n>From one\n\n");
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({box});
+    write(box, plain, true);  // ">>From ": the whole file is mboxrd now
+    const index_report r = idx.update({box});
+    EXPECT_EQ(r.files_read, 1u);
+    EXPECT_EQ(r.files_appended, 0u);
+    index fresh = index::open(dir / "f.db");
+    (void)fresh.update({box});
+    EXPECT_EQ(dump(dir / "i.db"), dump(dir / "f.db"));
+    ASSERT_EQ(idx.find_message("p1@x").size(), 1u);
+    EXPECT_EQ(idx.find_message("p1@x")[0].format, mbox_format::mboxrd);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, AChangedFileNamesNothingUntilItIsIndexedAgain) {
+    const fs::path dir = fresh_dir("stale");
+    const fs::path eml = dir / "a.eml";
+    write(eml, message(5, 1));
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({eml});
+    write(eml, message(5, 2));  // another message in the same file
+    indexed_store store(dir / "i.db");
+    EXPECT_FALSE(store.find("m1.t5@thread.example", ""));
+    EXPECT_FALSE(store.find("m1.t5@thread.example", "img1@thread.example"));
+    fs::remove(eml);
+    EXPECT_FALSE(store.find("m1.t5@thread.example", ""));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, MessagesInsideMessagesAreFoundByTheirMessageId) {
+    const fs::path dir = fresh_dir("nested");
+    const std::string outer =
+        "Message-ID: <outer@x>\nMIME-Version: 1.0\n"
+        "Content-Type: multipart/mixed; boundary=o\n\n--o\n"
+        "Content-Type: text/plain\n\nsee attached\n--o\n"
+        "Content-Type: message/rfc822\n\n" +
+        message(6, 1) + "--o--\n";
+    write(dir / "outer.eml", outer);
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({dir / "outer.eml"});
+    const auto found = idx.find_message("m1.t6@thread.example");
+    ASSERT_EQ(found.size(), 1u);
+    EXPECT_EQ(found[0].message_id, "outer@x");
+    indexed_store store(dir / "i.db");
+    const auto image = store.find("m1.t6@thread.example", "img1@thread.example");
+    ASSERT_TRUE(image);
+    std::string body;
+    image->decode_to(body);
+    EXPECT_EQ(body, image_of(1));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, DamagedMailboxesAreIndexedWithTheirDiagnostics) {
+    const fs::path dir = fresh_dir("damaged");
+    const fs::path box = dir / "box.mbox";
+    // CRLF, a truncated last message (no empty line at the end).
+    std::string crlf =
+        "From a@b Mon Jan  1 00:00:00 2024\r\nMessage-ID: <c1@x>\r\n\r\none\r\n\r\n"
+        "From a@b Mon Jan  1 00:00:00 2024\r\nMessage-ID: <c2@x>\r\n\r\ntwo";
+    write(box, crlf);
+    index idx = index::open(dir / "i.db");
+    const index_report r = idx.update({box});
+    EXPECT_EQ(r.messages_added, 2u);
+    bool truncated = false;
+    for (const diagnostic& d : r.diagnostics)
+        if (d.code == diag_code::mbox_truncated) {
+            truncated = true;
+            EXPECT_EQ(d.part_path, box.string() + "#2");
+        }
+    EXPECT_TRUE(truncated);
+    // The truncated message grows: the file is read whole again (its old end was not the end
+    // of a message), and the result is that of a fresh index.
+    write(box, " and more\r\n\r\n", true);
+    const index_report again = idx.update({box});
+    EXPECT_EQ(again.files_read, 1u);
+    index fresh = index::open(dir / "f.db");
+    (void)fresh.update({box});
+    EXPECT_EQ(dump(dir / "i.db"), dump(dir / "f.db"));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, SchemaVersionsAreChecked) {
+    const fs::path dir = fresh_dir("schema");
+    {
+        index idx = index::open(dir / "i.db");
+        EXPECT_EQ(idx.message_count(), 0u);
+    }
+    sqlite3* h = nullptr;
+    ASSERT_EQ(sqlite3_open(fs::path(dir / "i.db").c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "PRAGMA user_version=99", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_THROW((void)index::open(dir / "i.db"), store_error);
+    EXPECT_THROW(indexed_store(dir / "i.db"), store_error);
+    // Not an index at all, and a missing file read-only.
+    write(dir / "plain.db", "");
+    EXPECT_THROW(indexed_store(dir / "plain.db"), store_error);
+    EXPECT_THROW(indexed_store(dir / "missing.db"), store_error);
+    EXPECT_FALSE(fs::exists(dir / "missing.db"));
+    fs::remove_all(dir);
+}
+
+// One process appends to a mailbox and indexes it, again and again, while this one queries the
+// index: every query sees a consistent index (each file's rows all there or not yet), and every
+// message found has the right bytes.
+TEST(StoreIndex, OneProcessIndexesWhileAnotherQueries) {
+    const fs::path dir = fresh_dir("concurrent");
+    const fs::path box = dir / "box.mbox";
+    write(box, mbox_entry(message(7, 1)));
+    {
+        index idx = index::open(dir / "i.db");
+        (void)idx.update({box});
+    }
+    constexpr int rounds = 150;
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        int rc = 0;
+        try {
+            index idx = index::open(dir / "i.db");
+            for (int k = 2; k <= rounds; ++k) {
+                write(box, mbox_entry(message(7, k)), true);
+                (void)idx.update({box});
+            }
+        } catch (...) {
+            rc = 1;
+        }
+        ::_exit(rc);
+    }
+    int seen_max = 1, queries = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    int status = 0;
+    bool done = false;
+    while (!done && std::chrono::steady_clock::now() < deadline) {
+        done = ::waitpid(child, &status, WNOHANG) == child;
+        indexed_store store(dir / "i.db");
+        // One statement reads one snapshot.
+        sqlite3* h = nullptr;
+        ASSERT_EQ(
+            sqlite3_open_v2(fs::path(dir / "i.db").c_str(), &h, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+        sqlite3_busy_timeout(h, 10000);
+        sqlite3_stmt* s = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(h,
+                                     "SELECT (SELECT count(*) FROM messages), (SELECT count(*) "
+                                     "FROM parts)",
+                                     -1, &s, nullptr),
+                  SQLITE_OK);
+        ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+        const auto n = static_cast<std::uint64_t>(sqlite3_column_int64(s, 0));
+        EXPECT_EQ(static_cast<std::uint64_t>(sqlite3_column_int64(s, 1)), n * 3);  // never half
+        sqlite3_finalize(s);
+        sqlite3_close(h);
+        EXPECT_GE(static_cast<int>(n), seen_max);
+        seen_max = static_cast<int>(n);
+        const auto part = store.find("m" + std::to_string(n) + ".t7@thread.example",
+                                     "img" + std::to_string(n) + "@thread.example");
+        ASSERT_TRUE(part) << n;
+        std::string body;
+        part->decode_to(body);
+        EXPECT_EQ(body, image_of(static_cast<int>(n)));
+        ++queries;
+    }
+    if (!done) ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+    EXPECT_GT(queries, 1);
+    index idx = index::open(dir / "i.db", true);
+    EXPECT_EQ(idx.message_count(), static_cast<std::uint64_t>(rounds));
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace mhtml::store
