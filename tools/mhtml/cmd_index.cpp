@@ -34,7 +34,7 @@ int run_index(const index_cli_options& o) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     bool errors = !r.problems.empty();
-    for (const diagnostic& d : r.diagnostics) errors |= d.sev == severity::error;
+    for (const diagnostic& d : r.diagnostics) errors |= d.sev != severity::note;
     std::string out;
     if (o.json) {
         json_writer w(out);
