@@ -52,9 +52,10 @@ int main(int argc, char** argv) {
         (void)shared.find(mid, cid);
         warm.push_back(std::chrono::duration<double, std::micro>(clock::now() - t2).count());
     }
-    std::printf("lookups=%zu found=%zu cold_median_us=%.1f cold_p99_us=%.1f cold_max_us=%.1f "
-                "warm_median_us=%.1f warm_p99_us=%.1f\n",
-                ids.size(), found, percentile(cold, 0.5), percentile(cold, 0.99),
-                percentile(cold, 1.0), percentile(warm, 0.5), percentile(warm, 0.99));
+    std::printf(
+        "lookups=%zu found=%zu cold_median_us=%.1f cold_p99_us=%.1f cold_max_us=%.1f "
+        "warm_median_us=%.1f warm_p99_us=%.1f\n",
+        ids.size(), found, percentile(cold, 0.5), percentile(cold, 0.99), percentile(cold, 1.0),
+        percentile(warm, 0.5), percentile(warm, 0.99));
     return found == ids.size() ? 0 : 1;
 }

@@ -1,8 +1,8 @@
 // mhtml index and --store on the command line: the report (text and JSON), incremental runs,
 // mid: URLs across messages in refs, cat, check, inline and extract, and the exit codes.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -19,8 +19,8 @@ using mhtml::test::run_cli;
 const std::string gif("GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\x00\x00", 16);
 
 fs::path make_dir(const std::string& name) {
-    fs::path d = fs::temp_directory_path() /
-                 ("mhtml_index_cli_" + name + "_" + std::to_string(::getpid()));
+    fs::path d =
+        fs::temp_directory_path() / ("mhtml_index_cli_" + name + "_" + std::to_string(::getpid()));
     fs::remove_all(d);
     fs::create_directories(d);
     return d;
@@ -120,8 +120,8 @@ TEST(CliIndex, StoreResolvesMidUrlsAcrossMessages) {
     EXPECT_EQ(r.out, "<p>hi<img src=\"cid:logo@example.com\">");
     r = run_cli({"cat", "--store", t.db.string(), "mid:nobody@example.com"});
     EXPECT_EQ(r.status, 1);
-    r = run_cli({"cat", "--store", t.db.string(), t.reply.string(),
-                 "mid:m1@example.com/logo@example.com"});
+    r = run_cli(
+        {"cat", "--store", t.db.string(), t.reply.string(), "mid:m1@example.com/logo@example.com"});
     EXPECT_EQ(r.status, 0);
     EXPECT_EQ(r.out, gif);
 
@@ -157,8 +157,8 @@ TEST(CliIndex, ErrorsAndExitCodes) {
     EXPECT_EQ(run_cli({"cat", "--store", t.db.string(), "cid:x@y"}).status, 2);
     EXPECT_EQ(run_cli({"cat", "--store", t.db.string(), "mid:"}).status, 2);
     // A source that is not there: indexed what there is, exit 1, the problem reported.
-    r = run_cli({"index", t.box.string(), (t.dir / "gone").string(), "--db", t.db.string(),
-                 "--json"});
+    r = run_cli(
+        {"index", t.box.string(), (t.dir / "gone").string(), "--db", t.db.string(), "--json"});
     EXPECT_EQ(r.status, 1);
     auto j = nlohmann::json::parse(r.out);
     ASSERT_EQ(j["problems"].size(), 1u);

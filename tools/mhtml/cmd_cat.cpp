@@ -19,6 +19,7 @@ namespace {
 struct cat_options {
     std::string file;
     std::string what;
+    bool what_given = false;  // "" is a path too (the whole message)
     std::string base_part;
     bool strict = false;
 };
@@ -87,7 +88,7 @@ int run_cat_from_store(const std::string& url) {
 }
 
 int run_cat(const cat_options& o) {
-    if (o.what.empty()) {
+    if (!o.what_given) {
         if (selected_store() && uri::is_mid_url(o.file)) return run_cat_from_store(o.file);
         std::cerr << "mhtml cat: name the part: mhtml cat FILE URI|PATH (or, with --store, "
                      "mhtml cat --store DB mid:...)\n";
@@ -159,7 +160,10 @@ runner add_cat_command(CLI::App& app) {
         "  mhtml cat mail.eml cid:logo@example.com > logo.gif\n"
         "  mhtml cat saved.mhtml ../img/a.png --base 3\n"
         "  mhtml cat --store mail.db 'mid:m1@example.com/logo@example.com' > logo.png\n");
-    return [o] { return run_cat(*o); };
+    return [o, cmd] {
+        o->what_given = cmd->count("what") > 0;
+        return run_cat(*o);
+    };
 }
 
 }  // namespace mhtml::cli

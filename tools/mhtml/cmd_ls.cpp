@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -106,7 +107,9 @@ void write_external(json_writer& w, const external::body& b) {
 
 // One message of a mailbox or Maildir, as `mhtml ls` lists it.
 struct listed_message {
-    std::string bytes;                    // the message, unquoted
+    std::string_view mailbox;  // mbox: the whole file, `entry` its message
+    store::mbox_message entry;
+    store::mbox_format format = store::mbox_format::mboxo;
     std::optional<std::uint64_t> offset;  // mbox: where it starts in the file
     std::uint64_t from_line = 0;          // mbox: its From_ line
     std::string envelope;                 // mbox: the From_ line after "From "
@@ -122,6 +125,7 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
                   const std::vector<diagnostic>& diagnostics) {
     std::string out;
     json_writer w(out);
+    bool unreadable = false;
     if (o.json) {
         w.begin_object();
         w.key("file");
@@ -147,7 +151,25 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
         const listed_message& m = messages[i];
         mime::parse_options po;
         po.limits = o.limits;
-        const mime::document doc = mime::document::parse(m.bytes, po);
+        // A message is read here: an mbox's as a view of the file (unquoted into `storage` if it
+        // has quoted lines), a Maildir's mapped, one at a time.
+        input_buffer file;
+        std::string storage;
+        std::string_view bytes;
+        if (m.offset) {
+            bytes = store::message_text(m.mailbox, m.entry, m.format, storage);
+        } else {
+            std::error_code ec;
+            file = input_buffer::open(m.path, ec);
+            if (ec) {
+                std::cerr << "mhtml ls: cannot read " << printable(m.path, 400) << ": "
+                          << ec.message() << '\n';
+                unreadable = true;
+                continue;
+            }
+            bytes = file.bytes();
+        }
+        const mime::document doc = mime::document::parse(bytes, po);
         for (const diagnostic& d : doc.diagnostics()) errors |= d.sev == severity::error;
         const auto field = [&](const char* name) {
             const auto f = doc.root().header(name);
@@ -175,7 +197,7 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
                 w.string(m.flags);
             }
             w.key("size");
-            w.number(m.bytes.size());
+            w.number(bytes.size());
             w.key("date");
             w.string(field("Date"));
             w.key("from");
@@ -193,10 +215,10 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
             const std::string where = m.offset ? std::to_string(*m.offset)
                                                : (m.is_new ? "new " : "") + printable(m.flags, 8);
             char line[512];
-            std::snprintf(
-                line, sizeof line, "%-6zu %12s %10zu %5zu  %-31s %-28s %s\n", i + 1, where.c_str(),
-                m.bytes.size(), leaves, printable(field("Date"), 31).c_str(),
-                printable(field("From"), 28).c_str(), printable(field("Subject"), 200).c_str());
+            std::snprintf(line, sizeof line, "%-6zu %12s %10zu %5zu  %-31s %-28s %s\n", i + 1,
+                          where.c_str(), bytes.size(), leaves, printable(field("Date"), 31).c_str(),
+                          printable(field("From"), 28).c_str(),
+                          printable(field("Subject"), 200).c_str());
             out += line;
         }
     }
@@ -218,7 +240,7 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
         std::cerr << "mhtml ls: cannot write the output\n";
         return exit_usage;
     }
-    return errors ? exit_input_errors : exit_ok;
+    return errors || unreadable ? exit_input_errors : exit_ok;
 }
 
 int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
@@ -227,7 +249,9 @@ int run_ls_mailbox(const ls_options& o, std::string_view bytes) {
     messages.reserve(split.messages.size());
     for (const store::mbox_message& m : split.messages) {
         listed_message l;
-        l.bytes = store::unquote(bytes.substr(m.offset, m.size), split.format);
+        l.mailbox = bytes;
+        l.entry = m;
+        l.format = split.format;
         l.offset = m.offset;
         l.from_line = m.from_line;
         l.envelope = m.envelope;
@@ -243,20 +267,11 @@ int run_ls_maildir(const ls_options& o) {
     std::uint64_t total = 0;
     bool unreadable = !listing.problems.empty();
     for (const store::maildir_message& m : listing.messages) {
-        std::error_code ec;
-        input_buffer in = input_buffer::open(m.path.string(), ec);
-        if (ec) {
-            std::cerr << "mhtml ls: cannot read " << printable(m.path.string(), 400) << ": "
-                      << ec.message() << '\n';
-            unreadable = true;
-            continue;
-        }
         listed_message l;
-        l.bytes = std::string(in.bytes());
         l.path = m.path.string();
         l.flags = m.flags;
         l.is_new = m.is_new;
-        total += l.bytes.size();
+        total += m.size;
         messages.push_back(std::move(l));
     }
     for (const std::string& p : listing.problems)
