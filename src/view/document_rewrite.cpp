@@ -198,6 +198,15 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
             if (uri::is_same_document(r.url)) return std::nullopt;
             archive::resolution res = agg.resolve(p, r);
             if (res.same_document) return std::nullopt;
+            if (res.target && res.from_store && options.store_parts &&
+                r.kind == html::ref_kind::resource && res.target->is_leaf() &&
+                archive::document_type_of(*res.target) == archive::document_type::none) {
+                if (auto url = local(*res.target, r)) {
+                    ++counts.to_parts;
+                    ++counts.from_store;
+                    return url;
+                }
+            }
             if (res.target && !res.from_store) {
                 if (auto leaf = shown_leaf(agg, *res.target)) {
                     if (options.block_plugins && needs_plugin(r, *leaf)) {

@@ -32,6 +32,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
 struct rewrite_counts {
     std::size_t to_parts = 0, external_left = 0, external_removed = 0, plugins_blocked = 0;
     std::size_t refreshes_disabled = 0, shadow_roots = 0;
+    std::size_t from_store = 0;  ///< of to_parts: leaves of other messages (store_parts)
 };
 
 /// Where a blocked plugin object points: a scheme that no policy allows.
@@ -55,6 +56,11 @@ struct rewrite_options {
     /// becomes, when this gives a URL: the viewer server's page that names it. Before
     /// `offline`.
     std::function<std::optional<std::string>(std::string_view resolved)> unresolved;
+    /// A resource that resolves, through the message store, to a leaf of another message that
+    /// is not a document (an image, a font, a video: aggregate_options::store) is given to
+    /// `local` too (its part_view is of that other message's document). Documents of other
+    /// messages never are: their references are resolved by another aggregate.
+    bool store_parts = false;
 };
 
 /// What becomes of a reference that resolved to `target`: the new URL (without the

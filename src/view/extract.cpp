@@ -7,11 +7,14 @@
 #include "mhtml/html/charset.hpp"
 #include "mhtml/json.hpp"
 #include "mhtml/mime/charset.hpp"
+#include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/view/paths.hpp"
 
+#include <map>
 #include <unordered_map>
+#include <utility>
 
 namespace mhtml::view {
 
@@ -60,6 +63,7 @@ std::string manifest_json(const extract_report& r) {
         first = false;
         out += cat("    {\"part\": ", json::quoted(f.part));
         out += cat(", \"file\": ", json::quoted(f.file));
+        if (!f.message_id.empty()) out += cat(", \"message_id\": ", json::quoted(f.message_id));
         out += cat(", \"content_type\": ", json::quoted(f.content_type));
         out += ", \"content_id\": ";
         out += f.content_id ? json::quoted(*f.content_id) : "null";
@@ -137,6 +141,27 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
 
     const std::string policy = detail::content_security_policy(
         detail::parts_scheme::file, options.offline, options.allow_scripts);
+    // Leaves of other messages that the documents show (mid: URLs resolved through the message
+    // store): named as they are met, written after this archive's parts.
+    std::vector<std::pair<mime::part_view, extracted_file>> store_files;
+    std::map<std::pair<const mime::document*, std::uint32_t>, std::size_t> store_file_of;
+    const auto store_file = [&](const mime::part_view& target) -> const std::string& {
+        const auto key = std::make_pair(&target.doc(), target.index());
+        auto it = store_file_of.find(key);
+        if (it == store_file_of.end()) {
+            extracted_file f;
+            f.part = target.path();
+            if (const auto m = target.doc().root().header("Message-ID"))
+                f.message_id = uri::id_key(m->raw_value());
+            f.content_type = std::string(target.content_type().essence());
+            if (auto id = target.content_id()) f.content_id = std::string(*id);
+            std::string why;
+            f.file = planner.add(std::string(), f.content_type, fallback_name(target), &why);
+            it = store_file_of.emplace(key, store_files.size()).first;
+            store_files.emplace_back(target, std::move(f));
+        }
+        return store_files[it->second].second.file;
+    };
     std::size_t done = 0;
     for (const mime::part_view& p : parts) {
         extracted_file& f = report.files[file_of.at(p.index())];
@@ -145,8 +170,12 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         if (type != archive::document_type::none) {
             archive::document_text d = agg.read_document(p);
             const bool html_syntax = detail::is_text_html(p);
-            const detail::rewrite_options rewriting{
-                options.offline, !options.allow_scripts, html_syntax, !options.allow_scripts, {}};
+            const detail::rewrite_options rewriting{options.offline,
+                                                    !options.allow_scripts,
+                                                    html_syntax,
+                                                    !options.allow_scripts,
+                                                    {},
+                                                    /*store_parts=*/true};
             detail::rewrite_counts counts;
             if (report.file_name_method) {
                 content = detail::apply_markup_edits(d.text, rewriting, counts);
@@ -156,6 +185,8 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
                     agg, p, d,
                     [&](const mime::part_view& target,
                         const html::reference&) -> std::optional<std::string> {
+                        if (&target.doc() != &agg.document())
+                            return relative_url(self, store_file(target));
                         auto it = file_of.find(target.index());
                         if (it == file_of.end()) return std::nullopt;
                         return relative_url(self, report.files[it->second].file);
@@ -210,6 +241,14 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
         f.size = content.size();
         ++done;
         if (options.progress) options.progress(done, parts.size());
+    }
+    for (auto& [target, f] : store_files) {
+        std::string content;
+        target.decode_to(content);
+        if (!out.write(f.file, content, error)) return fail("io_error", error);
+        f.size = content.size();
+        report.files.push_back(std::move(f));
+        ++report.files_from_store;
     }
     if (!out.write("manifest.json", manifest_json(report), error)) return fail("io_error", error);
     if (!out.commit(error)) return fail("io_error", error);

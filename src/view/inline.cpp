@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -74,7 +76,8 @@ private:
 
     detail::rewrite_options rewriting(bool html_syntax) const {
         return {
-            options_.offline, !options_.allow_scripts, html_syntax, !options_.allow_scripts, {}};
+            options_.offline,    !options_.allow_scripts, html_syntax, !options_.allow_scripts, {},
+            /*store_parts=*/true};
     }
 
     void add(const detail::rewrite_counts& c, const mime::part_view& p) {
@@ -110,7 +113,14 @@ private:
     // document's URI is kept, and a leaf's while the kept leaves stay under leaf_cache_limit.
     std::string data_uri(const mime::part_view& target, const std::string& referrer_charset) {
         const archive::document_type type = archive::document_type_of(target);
-        if (std::find(stack_.begin(), stack_.end(), target.index()) != stack_.end()) {
+        // A leaf of another message (the message store; never a document: store_parts).
+        const mime::document* const owner = &target.doc();
+        if (owner != &agg_.document()) {
+            if (from_store_.insert({owner, target.index()}).second) {
+                ++report_.parts_inlined;
+                ++report_.parts_from_store;
+            }
+        } else if (std::find(stack_.begin(), stack_.end(), target.index()) != stack_.end()) {
             note(target, "cycle",
                  cat("part ", target.path(),
                      " contains itself (through frames or imports); the inner occurrence is left "
@@ -122,13 +132,15 @@ private:
                  cat("part ", target.path(), " is nested more than 32 documents deep; left empty"));
             return "data:,";
         }
-        if (inlined_.insert(target.index()).second) ++report_.parts_inlined;
+        if (owner == &agg_.document() && inlined_.insert(target.index()).second)
+            ++report_.parts_inlined;
         // A style sheet without a charset of its own is read in its referrer's: one URI per
         // such charset (review finding: the first referrer's charset served all of them).
-        const uri_key key{target.index(), type == archive::document_type::css &&
-                                                  !target.content_type().param("charset")
-                                              ? referrer_charset
-                                              : std::string()};
+        const uri_key key{
+            owner, target.index(),
+            type == archive::document_type::css && !target.content_type().param("charset")
+                ? referrer_charset
+                : std::string()};
         auto cached = uris_.find(key);
         if (cached != uris_.end()) return cached->second;
         if (type == archive::document_type::none) {
@@ -219,7 +231,9 @@ private:
     std::vector<std::uint32_t> stack_;
     std::unordered_set<std::uint32_t> inlined_;
     // data: URIs made so far, by part and (style sheets without a charset) referrer charset
-    using uri_key = std::pair<std::uint32_t, std::string>;
+    std::set<std::pair<const mime::document*, std::uint32_t>> from_store_;
+    // ... and by document: a leaf of another message (the store) has its own.
+    using uri_key = std::tuple<const mime::document*, std::uint32_t, std::string>;
     std::map<uri_key, std::string> uris_;
     std::size_t leaf_cache_bytes_ = 0;
 };

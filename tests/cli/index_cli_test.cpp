@@ -139,6 +139,39 @@ TEST(CliIndex, StoreResolvesMidUrlsAcrossMessages) {
     EXPECT_EQ(not_found, 1);
     j = nlohmann::json::parse(run_cli({"check", "--json", t.reply.string()}).out);
     for (const auto& f : j["findings"]) EXPECT_NE(f["code"], "mid_not_found");
+
+    // inline: the image of the other message is a data: URI; the link to a whole message and
+    // the URL nobody has stay as they are.
+    const fs::path page = t.dir / "page.html";
+    r = run_cli(
+        {"inline", "--json", "--store", t.db.string(), t.reply.string(), "-o", page.string()});
+    ASSERT_EQ(r.status, 0) << r.out;
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["parts_from_store"], 1);
+    const std::string html = read(page);
+    EXPECT_NE(html.find("<img src=\"data:image/gif;base64,R0lGODlhAQABAIAAAP8AAA==\">"),
+              std::string::npos)
+        << html;
+    EXPECT_NE(html.find("href=\"mid:m1@example.com\""), std::string::npos);
+    EXPECT_NE(html.find("src=\"mid:nobody@example.com\""), std::string::npos);
+
+    // extract: the image is a file of the folder, named in the manifest with its message.
+    const fs::path out = t.dir / "out";
+    r = run_cli(
+        {"extract", "--json", "--store", t.db.string(), t.reply.string(), "-o", out.string()});
+    ASSERT_EQ(r.status, 0) << r.out;
+    j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["files"].size(), 2u);
+    EXPECT_EQ(j["files"][1]["message_id"], "m1@example.com");
+    EXPECT_EQ(j["files"][1]["part"], "2");
+    const std::string file = j["files"][1]["file"];
+    EXPECT_EQ(read(out / file), gif);
+    EXPECT_NE(read(out / "index.html").find("<img src=\"" + file + "\">"), std::string::npos);
+    const auto manifest = nlohmann::json::parse(read(out / "manifest.json"));
+    EXPECT_EQ(manifest["files"][1]["message_id"], "m1@example.com");
+    // Without --store the folder has the page alone.
+    r = run_cli({"extract", "--json", t.reply.string(), "-o", (t.dir / "alone").string()});
+    EXPECT_EQ(nlohmann::json::parse(r.out)["files"].size(), 1u);
     fs::remove_all(t.dir);
 }
 

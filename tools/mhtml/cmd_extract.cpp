@@ -69,6 +69,10 @@ int run_extract(const extract_cli_options& o) {
             w.string(f.part);
             w.key("file");
             w.string(f.file);
+            if (!f.message_id.empty()) {  // a leaf of another message (--store)
+                w.key("message_id");
+                w.string(f.message_id);
+            }
             w.key("content_type");
             w.string(f.content_type);
             w.key("content_id");

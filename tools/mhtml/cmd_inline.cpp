@@ -58,6 +58,8 @@ int run_inline(const inline_cli_options& o) {
             w.number(r.size);
             w.key("parts_inlined");
             w.number(r.parts_inlined);
+            w.key("parts_from_store");
+            w.number(r.parts_from_store);
             w.key("references_inlined");
             w.number(r.references_inlined);
             w.key("external_left");
@@ -83,7 +85,10 @@ int run_inline(const inline_cli_options& o) {
     } else if (r.ok()) {
         out += o.out == "-" ? std::string("page") : o.out;
         out += ": " + std::to_string(r.size) + " octets, " + std::to_string(r.parts_inlined) +
-               " parts inlined by " + std::to_string(r.references_inlined) + " references, " +
+               " parts inlined" +
+               (r.parts_from_store ? " (" + std::to_string(r.parts_from_store) + " from the store)"
+                                   : std::string()) +
+               " by " + std::to_string(r.references_inlined) + " references, " +
                std::to_string(r.external_left) + " external references left";
         if (o.offline) out += ", " + std::to_string(r.external_removed) + " removed (--offline)";
         out += "; charset " + (r.charset.empty() ? std::string("unknown") : r.charset);

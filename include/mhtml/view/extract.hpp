@@ -76,7 +76,10 @@ struct extract_options {
 };
 
 struct extracted_file {
-    std::string part;  ///< part path
+    std::string part;  ///< part path (in the message message_id names, if it is not empty)
+    /// A leaf of another message that a document shows through a mid: URL resolved by the
+    /// message store (aggregate_options::store): that message's Message-ID (an id_key).
+    std::string message_id;
     std::string file;  ///< path under the folder, '/'-separated
     std::string content_type;
     std::optional<std::string> content_id;
@@ -87,7 +90,8 @@ struct extracted_file {
 };
 
 struct extract_report {
-    std::vector<extracted_file> files;
+    std::vector<extracted_file> files;     ///< this archive's parts, then leaves of other messages
+    std::size_t files_from_store = 0;      ///< of files: leaves of other messages
     std::size_t references_rewritten = 0;  ///< to the path of a written part
     std::size_t external_left = 0;         ///< resolve to no part and were kept (absolute)
     std::size_t external_removed = 0;      ///< offline: pointed at nothing

@@ -67,6 +67,8 @@ MHTML_EXPORT std::uint64_t default_output_budget(std::uint64_t input_size) noexc
 struct inline_report {
     std::string root;                    ///< path of the part that is the page
     std::size_t parts_inlined = 0;       ///< distinct parts put in as data: URIs
+    std::size_t parts_from_store = 0;    ///< of those, leaves of other messages (mid: URLs
+                                         ///< resolved through aggregate_options::store)
     std::size_t encodings = 0;           ///< data: URIs encoded (a part's is reused)
     std::size_t references_inlined = 0;  ///< references turned into data: URIs
     std::size_t external_left = 0;       ///< resolve to no part and were kept (absolute)
