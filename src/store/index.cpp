@@ -2,8 +2,10 @@
 
 #include "mhtml/store/index.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -12,6 +14,7 @@
 #include <system_error>
 #include <utility>
 
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/input.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
@@ -75,7 +78,9 @@ bool message_name(const fs::path& p) {
 
 void add_maildir(const fs::path& folder, source_listing& out) {
     maildir_listing l = list_maildir(folder);
-    for (auto& m : l.messages) out.files.push_back({normal(m.path), source_kind::maildir, m.flags});
+    for (auto& m : l.messages)
+        out.files.push_back(
+            {normal(m.path), source_kind::maildir, m.flags, m.size, m.inode, m.mtime_ns});
     for (auto& p : l.problems) out.problems.push_back(std::move(p));
 }
 
@@ -105,9 +110,9 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
             walk(e, out, depth + 1);
         } else if (fs::is_regular_file(st)) {
             if (looks_like_mbox(file_head(e)))
-                out.files.push_back({normal(e), source_kind::mbox, {}});
+                out.files.push_back({normal(e), source_kind::mbox, {}, {}, {}, 0});
             else if (message_name(e))
-                out.files.push_back({normal(e), source_kind::message, {}});
+                out.files.push_back({normal(e), source_kind::message, {}, {}, {}, 0});
         }
     }
 }
@@ -317,13 +322,15 @@ source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbo
             walk(s, out, 0);
         } else if (fs::is_regular_file(st)) {
             const bool mbox = force_mbox || looks_like_mbox(file_head(s));
-            out.files.push_back({normal(s), mbox ? source_kind::mbox : source_kind::message, {}});
+            out.files.push_back(
+                {normal(s), mbox ? source_kind::mbox : source_kind::message, {}, {}, {}, 0});
         } else {
             out.problems.push_back(s.string() + ": not a file or folder");
         }
     }
-    std::sort(out.files.begin(), out.files.end(),
-              [](const source_file& a, const source_file& b) { return a.path < b.path; });
+    std::sort(out.files.begin(), out.files.end(), [](const source_file& a, const source_file& b) {
+        return a.path.native() < b.path.native();
+    });
     out.files.erase(
         std::unique(out.files.begin(), out.files.end(),
                     [](const source_file& a, const source_file& b) { return a.path == b.path; }),
@@ -356,9 +363,7 @@ public:
         : h_(h),
           options_(o),
           report_(r),
-          find_file_(h,
-                     "SELECT id, kind, format, size, mtime_ns, inode, head, tail, messages, "
-                     "complete FROM files WHERE path = ?"),
+          edges_(h, "SELECT head, tail FROM files WHERE id = ?"),
           insert_file_(h,
                        "INSERT INTO files(path, kind, format, size, mtime_ns, inode, head, tail, "
                        "messages, complete) VALUES(?,?,?,?,?,?,?,?,?,?)"),
@@ -373,39 +378,37 @@ public:
                           "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
           insert_part_(h,
                        "INSERT INTO parts(message, path, content_id, message_id, location, type, "
-                       "decoded_size) VALUES(?,?,?,?,?,?,?)") {}
+                       "decoded_size) VALUES(?,?,?,?,?,?,?)"),
+          savepoint_(h, "SAVEPOINT file"),
+          release_(h, "RELEASE file") {
+        // What the index has of every file, read once (a re-index of a Maildir of 100,000
+        // files would otherwise make as many queries).
+        statement all(h,
+                      "SELECT path, id, kind, format, size, mtime_ns, inode, messages, complete "
+                      "FROM files");
+        while (all.step())
+            known_.emplace(all.text(0),
+                           recorded{all.integer(1),
+                                    kind_named(all.text(2)).value_or(source_kind::message),
+                                    format_named(all.text(3)),
+                                    {static_cast<std::uint64_t>(all.integer(4)), all.integer(5),
+                                     static_cast<std::uint64_t>(all.integer(6))},
+                                    static_cast<std::uint64_t>(all.integer(7)),
+                                    all.integer(8) != 0});
+    }
 
     void file(const source_file& f) {
         ++report_.files;
-        const auto st = stat_of(f.path);
+        const auto st = f.size && f.inode
+                            ? std::optional<file_stat>(file_stat{*f.size, f.mtime_ns, *f.inode})
+                            : stat_of(f.path);
         if (!st) {
             report_.problems.push_back(f.path.string() + ": cannot read: " +
                                        std::error_code(errno, std::generic_category()).message());
             return;
         }
-        struct recorded {
-            std::int64_t id;
-            source_kind kind;
-            std::optional<mbox_format> format;
-            file_stat st;
-            std::string head, tail;
-            std::uint64_t messages;
-            bool complete;
-        };
         std::optional<recorded> old;
-        find_file_.bind(1, f.path.string());
-        if (find_file_.step())
-            old =
-                recorded{find_file_.integer(0),
-                         kind_named(find_file_.text(1)).value_or(source_kind::message),
-                         format_named(find_file_.text(2)),
-                         {static_cast<std::uint64_t>(find_file_.integer(3)), find_file_.integer(4),
-                          static_cast<std::uint64_t>(find_file_.integer(5))},
-                         find_file_.blob(6),
-                         find_file_.blob(7),
-                         static_cast<std::uint64_t>(find_file_.integer(8)),
-                         find_file_.integer(9) != 0};
-        find_file_.reset();
+        if (const auto it = known_.find(f.path.string()); it != known_.end()) old = it->second;
         if (old && old->kind == f.kind && old->st.size == st->size &&
             old->st.mtime_ns == st->mtime_ns && old->st.inode == st->inode) {
             ++report_.files_unchanged;
@@ -429,8 +432,11 @@ public:
             const std::uint64_t n = old->st.size;
             const std::uint64_t e = std::min<std::uint64_t>(n, edge);
             const std::string_view added = bytes.substr(n);
-            if (bytes.substr(0, e) == old->head && bytes.substr(n - e, e) == old->tail &&
-                added.starts_with("From ")) {
+            edges_.bind(1, old->id);
+            const bool same_edges = edges_.step() && bytes.substr(0, e) == edges_.blob(0) &&
+                                    bytes.substr(n - e, e) == edges_.blob(1);
+            edges_.reset();
+            if (same_edges && added.starts_with("From ")) {
                 mbox_split sp = split_mbox(added, options_.format);
                 // Quoting styles only differ in unquoting, lengths only count in mboxcl2: an
                 // mboxrd or mboxcl2 file stays one when new messages look mboxo.
@@ -472,8 +478,13 @@ public:
             s.bind(3 + k, static_cast<std::int64_t>(bytes.size()));
             s.bind(4 + k, st->mtime_ns);
             s.bind(5 + k, static_cast<std::int64_t>(st->inode));
-            s.bind_blob(6 + k, head);
-            s.bind_blob(7 + k, tail);
+            if (f.kind == source_kind::mbox) {  // only an mbox is read from its old end
+                s.bind_blob(6 + k, head);
+                s.bind_blob(7 + k, tail);
+            } else {
+                s.bind_null(6 + k);
+                s.bind_null(7 + k);
+            }
             s.bind(8 + k, static_cast<std::int64_t>(messages));
             s.bind(9 + k, complete ? 1 : 0);
             if (old) s.bind(10, old->id);
@@ -558,12 +569,12 @@ private:
             in_transaction_ = true;
             pending_ = 0;
         }
-        h_.exec("SAVEPOINT file");
+        savepoint_.run();
     }
     // Files are batched into transactions of about 20,000 messages; a file's rows are never
     // split between two.
     void end_file() {
-        h_.exec("RELEASE file");
+        release_.run();
         if (pending_ >= 20000) {
             h_.exec("COMMIT");
             in_transaction_ = false;
@@ -651,8 +662,17 @@ private:
     const db_handle& h_;
     const index_options& options_;
     index_report& report_;
-    statement find_file_, insert_file_, update_file_, count_messages_, delete_messages_,
-        insert_message_, insert_part_;
+    struct recorded {
+        std::int64_t id;
+        source_kind kind;
+        std::optional<mbox_format> format;
+        file_stat st;
+        std::uint64_t messages;
+        bool complete;
+    };
+    mhtml::detail::keyed_string_map<recorded> known_;
+    statement edges_, insert_file_, update_file_, count_messages_, delete_messages_,
+        insert_message_, insert_part_, savepoint_, release_;
     bool in_transaction_ = false;
     std::uint64_t pending_ = 0;
     std::vector<indexed_part> parts_;
@@ -708,22 +728,28 @@ constexpr const char* message_columns =
     "m.id, f.path, f.kind, f.format, m.number, m.offset, m.size, m.quoted, m.message_id, m.date, "
     "m.from_, m.subject, m.in_reply_to, m.refs, m.flags";
 
-std::vector<message_record> find_in(const db_handle& h, std::string_view message_id) {
-    std::vector<message_record> out;
-    const std::string top = std::string("SELECT ") + message_columns +
-                            " FROM messages m JOIN files f ON f.id = m.file WHERE m.message_id = "
-                            "? ORDER BY f.path, m.offset";
-    statement s(h, top.c_str());
-    s.bind(1, message_id);
-    while (s.step()) out.push_back(record_from(s));
-    const std::string inner = std::string("SELECT DISTINCT ") + message_columns +
-                              " FROM parts p JOIN messages m ON m.id = p.message JOIN files f ON "
-                              "f.id = m.file WHERE p.message_id = ? ORDER BY f.path, m.offset";
-    statement n(h, inner.c_str());
-    n.bind(1, message_id);
-    while (n.step()) out.push_back(record_from(n));
-    return out;
-}
+// The two queries of a Message-ID lookup, prepared once per connection.
+struct lookup {
+    statement top, inner;
+    explicit lookup(const db_handle& h)
+        : top(h, (std::string("SELECT ") + message_columns +
+                  " FROM messages m JOIN files f ON f.id = m.file WHERE m.message_id = ? ORDER "
+                  "BY f.path, m.offset")
+                     .c_str()),
+          inner(h, (std::string("SELECT DISTINCT ") + message_columns +
+                    " FROM parts p JOIN messages m ON m.id = p.message JOIN files f ON f.id = "
+                    "m.file WHERE p.message_id = ? ORDER BY f.path, m.offset")
+                       .c_str()) {}
+    std::vector<message_record> find(std::string_view message_id) {
+        std::vector<message_record> out;
+        for (statement* s : {&top, &inner}) {
+            s->bind(1, message_id);
+            while (s->step()) out.push_back(record_from(*s));
+            s->reset();
+        }
+        return out;
+    }
+};
 
 std::uint64_t count(const db_handle& h, const char* sql) {
     statement s(h, sql);
@@ -734,7 +760,7 @@ std::uint64_t count(const db_handle& h, const char* sql) {
 }  // namespace
 
 std::vector<message_record> index::find_message(std::string_view message_id) const {
-    return find_in(p_->h, message_id);
+    return lookup(p_->h).find(message_id);
 }
 std::uint64_t index::message_count() const {
     return count(p_->h, "SELECT count(*) FROM messages");
@@ -754,35 +780,52 @@ struct indexed_store::impl {
     std::mutex mutex;
     struct loaded {
         message_record record;
-        std::string storage;  // the unquoted message, when it had quoted lines
+        std::string storage;  // the message (unquoted), which doc borrows
         std::optional<mime::document> doc;
         std::optional<archive::aggregate> agg;
     };
-    std::map<std::string, std::unique_ptr<input_buffer>> files;
+    std::optional<lookup> queries;  // prepared on first use
     std::map<std::int64_t, std::unique_ptr<loaded>> messages;
     std::map<const mime::document*, const loaded*> by_document;
 
+    // The message's octets, read with pread (a mailbox may be gigabytes: mapping it to read one
+    // message costs more than reading that message); nullopt when the file is gone or shorter.
+    static std::optional<std::string> read_range(const fs::path& file, std::uint64_t offset,
+                                                 std::uint64_t size) {
+        const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return std::nullopt;
+        std::optional<std::string> out;
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            offset <= static_cast<std::uint64_t>(st.st_size) &&
+            size <= static_cast<std::uint64_t>(st.st_size) - offset) {
+            std::string buf(size, '\0');
+            std::uint64_t done = 0;
+            while (done < size) {
+                const ssize_t n =
+                    ::pread(fd, buf.data() + done, size - done, static_cast<off_t>(offset + done));
+                if (n < 0 && errno == EINTR) continue;
+                if (n <= 0) break;
+                done += static_cast<std::uint64_t>(n);
+            }
+            if (done == size) out = std::move(buf);
+        }
+        ::close(fd);
+        return out;
+    }
+
     const loaded* load(const message_record& r) {
         if (auto it = messages.find(r.id); it != messages.end()) return it->second.get();
-        auto& file = files[r.file.string()];
-        if (!file) {
-            std::error_code ec;
-            auto in = std::make_unique<input_buffer>(input_buffer::open(r.file.string(), ec));
-            if (ec) return nullptr;  // gone since it was indexed: not found
-            file = std::move(in);
-        }
-        const std::string_view bytes = file->bytes();
-        if (r.offset > bytes.size() || r.size > bytes.size() - r.offset) return nullptr;
+        std::optional<std::string> bytes = read_range(r.file, r.offset, r.size);
+        if (!bytes) return nullptr;  // gone or cut since it was indexed: not found
         auto l = std::make_unique<loaded>();
         l->record = r;
-        std::string_view text = bytes.substr(r.offset, r.size);
-        if (r.kind == source_kind::mbox && r.quoted && r.format != mbox_format::mboxcl2) {
-            l->storage = unquote(text, r.format);
-            text = l->storage;
-        }
+        l->storage = r.kind == source_kind::mbox && r.quoted && r.format != mbox_format::mboxcl2
+                         ? unquote(*bytes, r.format)
+                         : std::move(*bytes);
         mime::parse_options po;
         po.limits = limits;
-        l->doc.emplace(mime::document::parse(text, po));
+        l->doc.emplace(mime::document::parse(std::string_view(l->storage), po));
         archive::aggregate_options ao;
         ao.max_diagnostics = limits.max_diagnostics;
         l->agg.emplace(archive::aggregate::build(*l->doc, ao));
@@ -805,7 +848,8 @@ std::optional<mime::part_view> indexed_store::find(std::string_view message_id,
     const auto url = uri::ids_to_mid(message_id, content_id);
     if (!url) return std::nullopt;
     std::lock_guard lock(p_->mutex);
-    for (const message_record& r : find_in(p_->h, message_id)) {
+    if (!p_->queries) p_->queries.emplace(p_->h);
+    for (const message_record& r : p_->queries->find(message_id)) {
         const impl::loaded* l = p_->load(r);
         if (!l) continue;
         // The aggregate of the loaded message resolves it as one of its own messages; a

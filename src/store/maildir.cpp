@@ -2,7 +2,10 @@
 
 #include "mhtml/store/maildir.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <system_error>
 
 namespace mhtml::store {
@@ -35,11 +38,16 @@ maildir_listing list_maildir(const std::filesystem::path& folder) {
             maildir_message m;
             m.path = it->path();
             m.is_new = std::string_view(sub) == "new";
-            m.size = it->file_size(fe);
-            if (fe) {
-                out.problems.push_back(m.path.string() + ": " + fe.message());
+            struct stat st {};
+            if (::lstat(m.path.c_str(), &st) != 0) {
+                out.problems.push_back(m.path.string() + ": " +
+                                       std::error_code(errno, std::generic_category()).message());
                 continue;
             }
+            m.size = static_cast<std::uint64_t>(st.st_size);
+            m.mtime_ns =
+                static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+            m.inode = static_cast<std::uint64_t>(st.st_ino);
             // UNIQUE:2,FLAGS (or ';' / '!' for ':').
             std::size_t info = std::string::npos;
             for (const char sep : {':', ';', '!'}) {
@@ -51,10 +59,14 @@ maildir_listing list_maildir(const std::filesystem::path& folder) {
             out.messages.push_back(std::move(m));
         }
     }
-    std::sort(out.messages.begin(), out.messages.end(),
-              [](const maildir_message& a, const maildir_message& b) {
-                  return a.path.filename() < b.path.filename();
-              });
+    // By file name (compared as strings: path comparison splits every path into elements).
+    const auto name = [](const maildir_message& m) {
+        const std::string& s = m.path.native();
+        return std::string_view(s).substr(s.rfind('/') + 1);
+    };
+    std::sort(
+        out.messages.begin(), out.messages.end(),
+        [&](const maildir_message& a, const maildir_message& b) { return name(a) < name(b); });
     return out;
 }
 

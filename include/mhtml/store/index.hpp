@@ -59,6 +59,9 @@ struct source_file {
     std::filesystem::path path;  ///< absolute and lexically normal
     source_kind kind = source_kind::message;
     std::string flags;  ///< maildir: the letters after ":2,"
+    /// maildir: what listing it found (size, mtime in ns, inode), so that it is not asked again
+    std::optional<std::uint64_t> size, inode;
+    std::int64_t mtime_ns = 0;
 };
 
 struct source_listing {

@@ -24,6 +24,8 @@ struct maildir_message {
     std::string unique;   ///< the name before the info (":2,...")
     std::string flags;    ///< the letters after ":2," (empty when there are none)
     std::uint64_t size = 0;
+    std::int64_t mtime_ns = 0;  ///< modification time, nanoseconds since the epoch
+    std::uint64_t inode = 0;
 };
 
 struct maildir_listing {
