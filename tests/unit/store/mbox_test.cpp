@@ -3,6 +3,9 @@
 #include "mhtml/store/mbox.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -202,6 +205,45 @@ TEST(Mbox, TheCorpusMessagesRoundTripThroughAnMboxrdFile) {
     ASSERT_EQ(s.messages.size(), messages.size());
     for (std::size_t i = 0; i < messages.size(); ++i)
         EXPECT_EQ(unquote(text_of(file, s.messages[i]), s.format), messages[i]) << i;
+}
+
+}  // namespace
+}  // namespace mhtml::store
+
+namespace mhtml::store {
+namespace {
+
+// A mailbox over 4 GiB: offsets past 2^32 are kept exactly. The mailbox is an anonymous
+// mapping: its zero pages cost no memory, and only the pages written to hold the messages'
+// headers and the From_ lines.
+TEST(Mbox, OffsetsPastFourGibibytesAreExact) {
+    constexpr std::uint64_t size = (std::uint64_t{1} << 32) + (std::uint64_t{1} << 20);
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    char* bytes = static_cast<char*>(p);
+    const std::string first = "From a@b.example Mon Jan  1 00:00:00 2024\nSubject: big\n\n";
+    std::memcpy(bytes, first.data(), first.size());
+    // The body: zeros (4 GiB of them, one long line), then a line end and the separator.
+    const std::uint64_t second_at = (std::uint64_t{1} << 32) + 4096;
+    const std::string second =
+        "\n\nFrom c@d.example Tue Jan  2 00:00:00 2024\nSubject: after\n\n>From the far end\n\n";
+    std::memcpy(bytes + second_at - 2, second.data(), second.size());
+    const std::string_view file(bytes, second_at - 2 + second.size());
+    ASSERT_GT(file.size(), std::uint64_t{1} << 32);
+
+    const mbox_split s = split_mbox(file);
+    ASSERT_EQ(s.messages.size(), 2u);
+    EXPECT_EQ(s.messages[0].offset, first.find("Subject"));
+    EXPECT_EQ(s.messages[0].size, second_at - 1 - s.messages[0].offset);  // up to its line end
+    EXPECT_EQ(s.messages[1].from_line, second_at);
+    EXPECT_EQ(s.messages[1].offset, second_at + second.find("Subject") - 2);
+    EXPECT_TRUE(s.messages[1].quoted);
+    std::string storage;
+    EXPECT_EQ(message_text(file, s.messages[1], s.format, storage),
+              "Subject: after\n\nFrom the far end\n");
+    EXPECT_TRUE(s.diagnostics.empty());
+    ::munmap(p, size);
 }
 
 }  // namespace
