@@ -53,21 +53,35 @@ std::optional<mbox_format> format_named(std::string_view s) {
     return std::nullopt;
 }
 
+// A source as the index names it: canonical (links and `..` resolved, so that one file has
+// one path), or absolute and lexically normal when that fails. Files found under a source are
+// named from it (the walk follows no link, so they are canonical too).
 fs::path normal(const fs::path& p) {
     std::error_code ec;
+    fs::path c = fs::weakly_canonical(p, ec);
+    if (!ec) return c;
     fs::path a = fs::absolute(p, ec);
     return (ec ? p : a).lexically_normal();
 }
 
-// The first octets of a file, enough for looks_like_mbox.
-std::string file_head(const fs::path& p) {
-    std::string out;
-    if (std::FILE* f = std::fopen(p.c_str(), "rb")) {
-        out.resize(4096);
-        out.resize(std::fread(out.data(), 1, out.size(), f));
-        std::fclose(f);
-    }
+// The first octets of a file, enough for looks_like_mbox; nullopt when it cannot be read.
+std::optional<std::string> file_head(const fs::path& p) {
+    std::FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) return std::nullopt;
+    std::string out(4096, '\0');
+    out.resize(std::fread(out.data(), 1, out.size(), f));
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return std::nullopt;
     return out;
+}
+
+// A file named directly or found in a folder whose first octets cannot be read: a problem,
+// and what the index has of it is kept.
+void unreadable(const fs::path& p, source_listing& out) {
+    out.problems.push_back(
+        p.string() + ": cannot read: " + std::error_code(errno, std::generic_category()).message());
+    out.unlisted.push_back(p);
 }
 
 bool message_name(const fs::path& p) {
@@ -79,8 +93,9 @@ bool message_name(const fs::path& p) {
 void add_maildir(const fs::path& folder, source_listing& out) {
     maildir_listing l = list_maildir(folder);
     for (auto& m : l.messages)
-        out.files.push_back(
-            {normal(m.path), source_kind::maildir, m.flags, m.size, m.inode, m.mtime_ns});
+        out.files.push_back({std::move(m.path), source_kind::maildir, m.flags, m.size, m.inode,
+                             m.mtime_ns, m.ctime_ns});
+    if (!l.problems.empty()) out.unlisted.push_back(folder);  // keep what it had
     for (auto& p : l.problems) out.problems.push_back(std::move(p));
 }
 
@@ -98,7 +113,10 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
     for (fs::directory_iterator it(folder, ec); !ec && it != fs::directory_iterator();
          it.increment(ec))
         entries.push_back(it->path());
-    if (ec) out.problems.push_back(folder.string() + ": " + ec.message());
+    if (ec) {
+        out.problems.push_back(folder.string() + ": " + ec.message());
+        out.unlisted.push_back(folder);
+    }
     std::sort(entries.begin(), entries.end());
     for (const fs::path& e : entries) {
         const std::string name = e.filename().string();
@@ -109,10 +127,13 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
         if (fs::is_directory(st)) {
             walk(e, out, depth + 1);
         } else if (fs::is_regular_file(st)) {
-            if (looks_like_mbox(file_head(e)))
-                out.files.push_back({normal(e), source_kind::mbox, {}, {}, {}, 0});
+            const auto head = file_head(e);
+            if (!head && (message_name(e) || e.extension() == ".mbox" || e.extension().empty()))
+                unreadable(e, out);
+            else if (head && looks_like_mbox(*head))
+                out.files.push_back({e, source_kind::mbox, {}, {}, {}, 0, 0});
             else if (message_name(e))
-                out.files.push_back({normal(e), source_kind::message, {}, {}, {}, 0});
+                out.files.push_back({e, source_kind::message, {}, {}, {}, 0, 0});
         }
     }
 }
@@ -206,7 +227,9 @@ CREATE TABLE files(
   format TEXT,
   size INTEGER NOT NULL,
   mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL,
   inode INTEGER NOT NULL,
+  forced INTEGER NOT NULL DEFAULT 0,
   head BLOB,
   tail BLOB,
   messages INTEGER NOT NULL DEFAULT 0,
@@ -238,6 +261,9 @@ CREATE INDEX parts_by_mid ON parts(message_id) WHERE message_id IS NOT NULL;
 )sql",
 };
 constexpr int schema_version = static_cast<int>(std::size(migrations));
+// PRAGMA application_id of an index: "mhtm". A SQLite file of another program has another
+// (usually 0) and is refused rather than given mhtml's tables.
+constexpr std::int64_t application_id = 0x6d68746d;
 
 void open_db(db_handle& h, const fs::path& path, bool read_only) {
     h.name = path.string();
@@ -253,6 +279,13 @@ void open_db(db_handle& h, const fs::path& path, bool read_only) {
     if (version > schema_version)
         throw store_error(h.name + ": index schema version " + std::to_string(version) +
                           " is newer than this mhtml's (" + std::to_string(schema_version) + ")");
+    const auto owner = [&] {
+        statement a(h, "PRAGMA application_id");
+        a.step();
+        return a.integer(0);
+    };
+    if (version > 0 && owner() != application_id)
+        throw store_error(h.name + ": a SQLite database of another program, not an mhtml index");
     if (read_only) {
         if (version < schema_version)
             throw store_error(h.name + ": not an mhtml index (schema version " +
@@ -267,6 +300,16 @@ void open_db(db_handle& h, const fs::path& path, bool read_only) {
         again.step();
         version = static_cast<int>(again.integer(0));
         again.reset();
+        if (version == 0) {  // a new index: the file must be empty, not another program's
+            statement tables(h, "SELECT count(*) FROM sqlite_master");
+            tables.step();
+            if (tables.integer(0) != 0 || owner() != 0) {
+                h.exec("ROLLBACK");
+                throw store_error(h.name +
+                                  ": a SQLite database of another program, not an mhtml index");
+            }
+            h.exec(("PRAGMA application_id=" + std::to_string(application_id)).c_str());
+        }
         if (version < schema_version) {
             h.exec(migrations[version]);
             ++version;
@@ -278,16 +321,22 @@ void open_db(db_handle& h, const fs::path& path, bool read_only) {
 
 struct file_stat {
     std::uint64_t size = 0;
-    std::int64_t mtime_ns = 0;
+    std::int64_t mtime_ns = 0, ctime_ns = 0;  // ctime: a rewrite that keeps size and mtime
     std::uint64_t inode = 0;
+    friend bool operator==(const file_stat&, const file_stat&) = default;
 };
+
+file_stat stat_from(const struct stat& st) {
+    return file_stat{static_cast<std::uint64_t>(st.st_size),
+                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
+                     static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec,
+                     static_cast<std::uint64_t>(st.st_ino)};
+}
 
 std::optional<file_stat> stat_of(const fs::path& p) {
     struct stat st {};
     if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-    return file_stat{static_cast<std::uint64_t>(st.st_size),
-                     static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                     static_cast<std::uint64_t>(st.st_ino)};
+    return stat_from(st);
 }
 
 constexpr std::size_t edge = 4096;  // octets of head and tail kept to recognise an append
@@ -313,24 +362,37 @@ struct indexed_part {
 
 source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbox) {
     source_listing out;
-    for (const fs::path& s : sources) {
+    std::vector<source_file> direct;  // files named as sources
+    for (const fs::path& given : sources) {
+        const fs::path s = normal(given);
         std::error_code ec;
         const fs::file_status st = fs::status(s, ec);
-        if (ec) {
-            out.problems.push_back(s.string() + ": " + ec.message());
+        if (ec) {  // gone, or on a drive that is not mounted: nothing under it is removed
+            out.problems.push_back(given.string() + ": " + ec.message());
+            out.unlisted.push_back(s);
         } else if (fs::is_directory(st)) {
             walk(s, out, 0);
         } else if (fs::is_regular_file(st)) {
-            const bool mbox = force_mbox || looks_like_mbox(file_head(s));
-            out.files.push_back(
-                {normal(s), mbox ? source_kind::mbox : source_kind::message, {}, {}, {}, 0});
+            const auto head = file_head(s);
+            if (!head) {
+                unreadable(s, out);
+                continue;
+            }
+            const bool mbox = force_mbox || looks_like_mbox(*head);
+            direct.push_back(
+                {s, mbox ? source_kind::mbox : source_kind::message, {}, {}, {}, 0, 0});
         } else {
-            out.problems.push_back(s.string() + ": not a file or folder");
+            out.problems.push_back(given.string() + ": not a file or folder");
         }
     }
-    std::sort(out.files.begin(), out.files.end(), [](const source_file& a, const source_file& b) {
-        return a.path.native() < b.path.native();
-    });
+    // One entry per file: a file named directly comes before the same file found in a folder
+    // (stable sort; unique keeps the first), so what it was named as (a mailbox) wins.
+    out.files.insert(out.files.begin(), std::make_move_iterator(direct.begin()),
+                     std::make_move_iterator(direct.end()));
+    std::stable_sort(out.files.begin(), out.files.end(),
+                     [](const source_file& a, const source_file& b) {
+                         return a.path.native() < b.path.native();
+                     });
     out.files.erase(
         std::unique(out.files.begin(), out.files.end(),
                     [](const source_file& a, const source_file& b) { return a.path == b.path; }),
@@ -358,6 +420,17 @@ index index::open(const fs::path& db, bool read_only) {
 namespace {
 
 class writer {
+    // What the index has of a file.
+    struct recorded {
+        std::int64_t id;
+        source_kind kind;
+        std::optional<mbox_format> format;
+        file_stat st;
+        bool forced;
+        std::uint64_t messages;
+        bool complete;
+    };
+
 public:
     writer(const db_handle& h, const index_options& o, index_report& r)
         : h_(h),
@@ -365,11 +438,11 @@ public:
           report_(r),
           edges_(h, "SELECT head, tail FROM files WHERE id = ?"),
           insert_file_(h,
-                       "INSERT INTO files(path, kind, format, size, mtime_ns, inode, head, tail, "
-                       "messages, complete) VALUES(?,?,?,?,?,?,?,?,?,?)"),
+                       "INSERT INTO files(path, kind, format, size, mtime_ns, ctime_ns, inode, "
+                       "forced, head, tail, messages, complete) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"),
           update_file_(h,
-                       "UPDATE files SET kind=?, format=?, size=?, mtime_ns=?, inode=?, head=?, "
-                       "tail=?, messages=?, complete=? WHERE id=?"),
+                       "UPDATE files SET kind=?, format=?, size=?, mtime_ns=?, ctime_ns=?, "
+                       "inode=?, forced=?, head=?, tail=?, messages=?, complete=? WHERE id=?"),
           count_messages_(h, "SELECT count(*) FROM messages WHERE file = ?"),
           delete_messages_(h, "DELETE FROM messages WHERE file = ?"),
           insert_message_(h,
@@ -380,40 +453,147 @@ public:
                        "INSERT INTO parts(message, path, content_id, message_id, location, type, "
                        "decoded_size) VALUES(?,?,?,?,?,?,?)"),
           savepoint_(h, "SAVEPOINT file"),
-          release_(h, "RELEASE file") {
-        // What the index has of every file, read once (a re-index of a Maildir of 100,000
-        // files would otherwise make as many queries).
-        statement all(h,
-                      "SELECT path, id, kind, format, size, mtime_ns, inode, messages, complete "
-                      "FROM files");
+          release_(h, "RELEASE file"),
+          rollback_(h, "ROLLBACK TO file") {}
+
+    // One file: skipped, read from its old end, or read whole. A failure that is not the
+    // database's (an exception while reading it) is a problem of that file, whose rows stay
+    // as they were.
+    void file(const source_file& f) {
+        ++report_.files;
+        const auto st =
+            f.size && f.inode
+                ? std::optional<file_stat>(file_stat{*f.size, f.mtime_ns, f.ctime_ns, *f.inode})
+                : stat_of(f.path);
+        if (!st) {
+            report_.problems.push_back(f.path.string() + ": cannot read: " +
+                                       std::error_code(errno, std::generic_category()).message());
+            return;
+        }
+        begin_transaction();  // what the index has of the file is read under the write lock
+        std::optional<recorded> old;
+        if (const auto it = known_.find(f.path.string()); it != known_.end()) old = it->second;
+        const bool forced = options_.format.has_value();
+        if (old && old->kind == f.kind && old->st == *st && old->forced == forced &&
+            (!forced || old->format == options_.format)) {
+            ++report_.files_unchanged;
+            return;
+        }
+        savepoint_.run();
+        try {
+            read(f, *st, old);
+        } catch (const store_error&) {
+            throw;
+        } catch (const std::exception& e) {
+            rollback_.run();
+            release_.run();
+            report_.problems.push_back(f.path.string() + ": not indexed: " + e.what());
+            return;
+        }
+        release_.run();
+        if (pending_ >= 20000) finish();  // batches of ~20,000 messages; a file is never split
+    }
+
+    void remove_missing(const std::vector<fs::path>& sources, const std::set<std::string>& seen,
+                        const std::vector<fs::path>& unlisted) {
+        begin_transaction();
+        const auto under = [](const fs::path& root, const fs::path& p) {
+            auto [a, b] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
+            return a == root.end();
+        };
+        std::vector<fs::path> roots;
+        for (const fs::path& s : sources) {
+            fs::path root = normal(s);
+            if (root.filename().empty()) root = root.parent_path();  // "dir/"
+            roots.push_back(std::move(root));
+        }
+        statement all(h_, "SELECT id, path FROM files");
+        std::vector<std::int64_t> gone;
+        while (all.step()) {
+            const std::string path = all.text(1);
+            if (seen.count(path)) continue;
+            const fs::path p(path);
+            if (std::any_of(unlisted.begin(), unlisted.end(),
+                            [&](const fs::path& u) { return under(u, p); }))
+                continue;  // under a folder (or a file) that could not be read: kept
+            if (std::any_of(roots.begin(), roots.end(),
+                            [&](const fs::path& r) { return under(r, p); }))
+                gone.push_back(all.integer(0));
+        }
+        all.reset();
+        statement del(h_, "DELETE FROM files WHERE id = ?");
+        for (const std::int64_t id : gone) {
+            count_messages_.bind(1, id);
+            count_messages_.step();
+            report_.messages_removed += static_cast<std::uint64_t>(count_messages_.integer(0));
+            count_messages_.reset();
+            del.bind(1, id).run();
+            ++report_.files_removed;
+        }
+        finish();
+    }
+
+    void finish() {
+        if (in_transaction_) h_.exec("COMMIT");
+        in_transaction_ = false;
+    }
+
+private:
+    // Starts a write transaction if none is open, and reads what the index has of every file
+    // in it (one query, not one per file: a Maildir has 100,000 of them), so that decisions
+    // are made on what no other writer can change until this one commits.
+    void begin_transaction() {
+        if (in_transaction_) return;
+        h_.exec("BEGIN IMMEDIATE");
+        in_transaction_ = true;
+        pending_ = 0;
+        known_.clear();
+        statement all(h_,
+                      "SELECT path, id, kind, format, size, mtime_ns, ctime_ns, inode, forced, "
+                      "messages, complete FROM files");
         while (all.step())
             known_.emplace(all.text(0),
                            recorded{all.integer(1),
                                     kind_named(all.text(2)).value_or(source_kind::message),
                                     format_named(all.text(3)),
                                     {static_cast<std::uint64_t>(all.integer(4)), all.integer(5),
-                                     static_cast<std::uint64_t>(all.integer(6))},
-                                    static_cast<std::uint64_t>(all.integer(7)),
-                                    all.integer(8) != 0});
+                                     all.integer(6), static_cast<std::uint64_t>(all.integer(7))},
+                                    all.integer(8) != 0,
+                                    static_cast<std::uint64_t>(all.integer(9)),
+                                    all.integer(10) != 0});
     }
 
-    void file(const source_file& f) {
-        ++report_.files;
-        const auto st = f.size && f.inode
-                            ? std::optional<file_stat>(file_stat{*f.size, f.mtime_ns, *f.inode})
-                            : stat_of(f.path);
-        if (!st) {
-            report_.problems.push_back(f.path.string() + ": cannot read: " +
-                                       std::error_code(errno, std::generic_category()).message());
-            return;
-        }
-        std::optional<recorded> old;
-        if (const auto it = known_.find(f.path.string()); it != known_.end()) old = it->second;
-        if (old && old->kind == f.kind && old->st.size == st->size &&
-            old->st.mtime_ns == st->mtime_ns && old->st.inode == st->inode) {
-            ++report_.files_unchanged;
-            return;
-        }
+    // The messages of the old mbox `old` that grew to `bytes`, from its old end, when reading
+    // the whole file would split the old part the same way (see index.hpp); else nullopt.
+    std::optional<mbox_split> appended_messages(const recorded& old, const file_stat& st,
+                                                std::string_view bytes) {
+        const std::uint64_t n = old.st.size;
+        if (!old.format || !old.complete || old.st.inode != st.inode || bytes.size() <= n ||
+            n < 2 || *old.format == mbox_format::mboxcl2 ||
+            old.forced != options_.format.has_value() ||
+            (options_.format && *options_.format != *old.format))
+            return std::nullopt;
+        const std::string_view before = bytes.substr(0, n);
+        if (!before.ends_with("\n\n") && !before.ends_with("\n\r\n")) return std::nullopt;
+        const std::string_view added = bytes.substr(n);
+        if (!added.starts_with("From ")) return std::nullopt;
+        const std::uint64_t e = std::min<std::uint64_t>(n, edge);
+        edges_.bind(1, old.id);
+        const bool same_edges = edges_.step() && bytes.substr(0, e) == edges_.blob(0) &&
+                                bytes.substr(n - e, e) == edges_.blob(1);
+        edges_.reset();
+        if (!same_edges) return std::nullopt;
+        mbox_split sp = split_mbox(added, options_.format);
+        if (sp.messages.empty() || sp.messages.front().from_line != 0) return std::nullopt;
+        // Splitting does not depend on the quoting style: an mboxrd file stays mboxrd when the
+        // new messages alone look mboxo (it only says how they are unquoted).
+        if (sp.format == mbox_format::mboxo && *old.format == mbox_format::mboxrd)
+            sp.format = mbox_format::mboxrd;
+        if (sp.format != *old.format) return std::nullopt;
+        return sp;
+    }
+
+    void read(const source_file& f, const file_stat& st, const std::optional<recorded>& old) {
         std::error_code ec;
         input_buffer in = input_buffer::open(f.path.string(), ec);
         if (ec) {
@@ -421,38 +601,14 @@ public:
             return;
         }
         const std::string_view bytes = in.bytes();
-        // An mbox that only grew is read from its old end: its recorded edges are unchanged,
-        // it ended with a complete message, and the new octets split into messages from their
-        // first octet, in a format that reading the whole file would also find.
         std::uint64_t from = 0, number = 0;
         std::optional<mbox_split> appended;
-        if (old && f.kind == source_kind::mbox && old->kind == source_kind::mbox && old->format &&
-            old->complete && old->st.inode == st->inode && bytes.size() > old->st.size &&
-            (!options_.format || *options_.format == *old->format)) {
-            const std::uint64_t n = old->st.size;
-            const std::uint64_t e = std::min<std::uint64_t>(n, edge);
-            const std::string_view added = bytes.substr(n);
-            edges_.bind(1, old->id);
-            const bool same_edges = edges_.step() && bytes.substr(0, e) == edges_.blob(0) &&
-                                    bytes.substr(n - e, e) == edges_.blob(1);
-            edges_.reset();
-            if (same_edges && added.starts_with("From ")) {
-                mbox_split sp = split_mbox(added, options_.format);
-                // Quoting styles only differ in unquoting, lengths only count in mboxcl2: an
-                // mboxrd or mboxcl2 file stays one when new messages look mboxo.
-                const bool same =
-                    sp.format == *old->format ||
-                    (sp.format == mbox_format::mboxo && *old->format == mbox_format::mboxrd);
-                if (same && sp.format != *old->format) sp = split_mbox(added, old->format);
-                if (same && !sp.messages.empty() && sp.messages.front().from_line == 0) {
-                    from = n;
-                    number = old->messages;
-                    appended = std::move(sp);
-                }
-            }
-        }
-        begin_file();
-        if (old && from == 0) {
+        if (old && f.kind == source_kind::mbox && old->kind == source_kind::mbox)
+            appended = appended_messages(*old, st, bytes);
+        if (appended) {
+            from = old->st.size;
+            number = old->messages;
+        } else if (old) {
             count_messages_.bind(1, old->id);
             count_messages_.step();
             report_.messages_removed += static_cast<std::uint64_t>(count_messages_.integer(0));
@@ -463,10 +619,6 @@ public:
         bool complete = true;
         std::int64_t file_id = old ? old->id : 0;
         const auto write_file_row = [&](std::uint64_t messages) {
-            const std::string_view head =
-                bytes.substr(0, std::min<std::size_t>(bytes.size(), edge));
-            const std::string_view tail =
-                bytes.substr(bytes.size() - std::min<std::size_t>(bytes.size(), edge));
             statement& s = old ? update_file_ : insert_file_;
             const int k = old ? 0 : 1;
             if (!old) s.bind(1, f.path.string());
@@ -476,18 +628,21 @@ public:
             else
                 s.bind_null(2 + k);
             s.bind(3 + k, static_cast<std::int64_t>(bytes.size()));
-            s.bind(4 + k, st->mtime_ns);
-            s.bind(5 + k, static_cast<std::int64_t>(st->inode));
+            s.bind(4 + k, st.mtime_ns);
+            s.bind(5 + k, st.ctime_ns);
+            s.bind(6 + k, static_cast<std::int64_t>(st.inode));
+            s.bind(7 + k, options_.format ? 1 : 0);
             if (f.kind == source_kind::mbox) {  // only an mbox is read from its old end
-                s.bind_blob(6 + k, head);
-                s.bind_blob(7 + k, tail);
+                s.bind_blob(8 + k, bytes.substr(0, std::min<std::size_t>(bytes.size(), edge)));
+                s.bind_blob(9 + k,
+                            bytes.substr(bytes.size() - std::min<std::size_t>(bytes.size(), edge)));
             } else {
-                s.bind_null(6 + k);
-                s.bind_null(7 + k);
+                s.bind_null(8 + k);
+                s.bind_null(9 + k);
             }
-            s.bind(8 + k, static_cast<std::int64_t>(messages));
-            s.bind(9 + k, complete ? 1 : 0);
-            if (old) s.bind(10, old->id);
+            s.bind(10 + k, static_cast<std::int64_t>(messages));
+            s.bind(11 + k, complete ? 1 : 0);
+            if (old) s.bind(12, old->id);
             s.run();
             if (!old) file_id = sqlite3_last_insert_rowid(h_.db);
         };
@@ -496,14 +651,21 @@ public:
             const mbox_split split =
                 appended ? std::move(*appended) : split_mbox(region, options_.format);
             kept_format = split.format;
+            // Appending after it reads the same only if no length took part in the split.
+            complete = (!old || !appended || old->complete) && split.ended_by_length == 0 &&
+                       split.format != mbox_format::mboxcl2;
             for (const diagnostic& d : split.diagnostics) {
-                complete &= d.code != diag_code::mbox_truncated;
+                complete &= d.code != diag_code::mbox_truncated &&
+                            d.code != diag_code::mbox_bad_content_length;
                 diagnostic c = d;
                 c.offset += from;
-                std::uint64_t n = 0;
-                for (char ch : d.part_path.substr(1))
-                    n = n * 10 + static_cast<std::uint64_t>(ch - '0');
-                c.part_path = f.path.string() + "#" + std::to_string(n + number);
+                c.part_path = f.path.string();
+                if (d.part_path.size() > 1 && d.part_path.front() == '#') {
+                    std::uint64_t n = 0;
+                    for (char ch : std::string_view(d.part_path).substr(1))
+                        n = n * 10 + static_cast<std::uint64_t>(ch - '0');
+                    c.part_path += "#" + std::to_string(n + number);
+                }
                 report_.diagnostics.push_back(std::move(c));
             }
             write_file_row(number + split.messages.size());
@@ -522,64 +684,8 @@ public:
             ++report_.files_appended;
         else
             ++report_.files_read;
-        end_file();
     }
 
-    void remove_missing(const std::vector<fs::path>& sources, const std::set<std::string>& seen) {
-        statement all(h_, "SELECT id, path FROM files");
-        std::vector<std::pair<std::int64_t, std::string>> gone;
-        while (all.step()) {
-            std::string path = all.text(1);
-            if (seen.count(path)) continue;
-            const fs::path p(path);
-            for (const fs::path& s : sources) {
-                fs::path root = normal(s);
-                if (root.filename().empty()) root = root.parent_path();  // "dir/"
-                auto [a, b] = std::mismatch(root.begin(), root.end(), p.begin(), p.end());
-                if (a == root.end()) {
-                    gone.emplace_back(all.integer(0), std::move(path));
-                    break;
-                }
-            }
-        }
-        all.reset();
-        if (gone.empty()) return;
-        h_.exec("BEGIN IMMEDIATE");
-        statement del(h_, "DELETE FROM files WHERE id = ?");
-        for (const auto& [id, path] : gone) {
-            count_messages_.bind(1, id);
-            count_messages_.step();
-            report_.messages_removed += static_cast<std::uint64_t>(count_messages_.integer(0));
-            count_messages_.reset();
-            del.bind(1, id).run();
-            ++report_.files_removed;
-        }
-        h_.exec("COMMIT");
-    }
-
-    void finish() {
-        if (in_transaction_) h_.exec("COMMIT");
-        in_transaction_ = false;
-    }
-
-private:
-    void begin_file() {
-        if (!in_transaction_) {
-            h_.exec("BEGIN IMMEDIATE");
-            in_transaction_ = true;
-            pending_ = 0;
-        }
-        savepoint_.run();
-    }
-    // Files are batched into transactions of about 20,000 messages; a file's rows are never
-    // split between two.
-    void end_file() {
-        release_.run();
-        if (pending_ >= 20000) {
-            h_.exec("COMMIT");
-            in_transaction_ = false;
-        }
-    }
     void add_message(std::int64_t file_id, std::uint64_t number, std::uint64_t offset,
                      std::uint64_t size, bool quoted, std::string_view text,
                      std::string_view flags) {
@@ -626,7 +732,7 @@ private:
         m.bind(9, field_text(root, "Subject"));
         m.bind(10, field_raw(root, "In-Reply-To"));
         m.bind(11, field_raw(root, "References"));
-        m.bind(12, flags);
+        m.bind(12, flags.empty() ? std::string_view("") : flags);  // '' for an mbox too
         m.bind(13, static_cast<std::int64_t>(leaves));
         m.bind(14, static_cast<std::int64_t>(doc.diagnostics().size()));
         m.run();
@@ -662,17 +768,9 @@ private:
     const db_handle& h_;
     const index_options& options_;
     index_report& report_;
-    struct recorded {
-        std::int64_t id;
-        source_kind kind;
-        std::optional<mbox_format> format;
-        file_stat st;
-        std::uint64_t messages;
-        bool complete;
-    };
     mhtml::detail::keyed_string_map<recorded> known_;
     statement edges_, insert_file_, update_file_, count_messages_, delete_messages_,
-        insert_message_, insert_part_, savepoint_, release_;
+        insert_message_, insert_part_, savepoint_, release_, rollback_;
     bool in_transaction_ = false;
     std::uint64_t pending_ = 0;
     std::vector<indexed_part> parts_;
@@ -694,7 +792,7 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
             w.file(f);
         }
         w.finish();
-        w.remove_missing(sources, seen);
+        w.remove_missing(sources, seen, listing.unlisted);
     } catch (...) {
         sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
         throw;
@@ -721,12 +819,17 @@ message_record record_from(const statement& s) {
     r.in_reply_to = s.text(12);
     r.references = s.text(13);
     r.flags = s.text(14);
+    r.file_size = static_cast<std::uint64_t>(s.integer(15));
+    r.file_mtime_ns = s.integer(16);
+    r.file_ctime_ns = s.integer(17);
+    r.file_inode = static_cast<std::uint64_t>(s.integer(18));
     return r;
 }
 
 constexpr const char* message_columns =
     "m.id, f.path, f.kind, f.format, m.number, m.offset, m.size, m.quoted, m.message_id, m.date, "
-    "m.from_, m.subject, m.in_reply_to, m.refs, m.flags";
+    "m.from_, m.subject, m.in_reply_to, m.refs, m.flags, f.size, f.mtime_ns, f.ctime_ns, "
+    "f.inode";
 
 // The two queries of a Message-ID lookup, prepared once per connection.
 struct lookup {
@@ -786,17 +889,28 @@ struct indexed_store::impl {
     };
     std::optional<lookup> queries;  // prepared on first use
     std::map<std::int64_t, std::unique_ptr<loaded>> messages;
+    std::vector<std::unique_ptr<loaded>> retired;  // replaced, but their part_views may live
     std::map<const mime::document*, const loaded*> by_document;
 
     // The message's octets, read with pread (a mailbox may be gigabytes: mapping it to read one
     // message costs more than reading that message); nullopt when the file is gone or shorter.
-    static std::optional<std::string> read_range(const fs::path& file, std::uint64_t offset,
-                                                 std::uint64_t size) {
-        const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+    // Only from the file as it was indexed: a message file changed since (edited, grown, cut,
+    // replaced) names nothing until it is indexed again. An mbox may have grown (mail is
+    // delivered by appending): its messages are read while it is the same file, no shorter.
+    static std::optional<std::string> read_range(const message_record& r) {
+        const std::uint64_t offset = r.offset, size = r.size;
+        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) return std::nullopt;
         std::optional<std::string> out;
         struct stat st {};
-        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        const file_stat indexed{r.file_size, r.file_mtime_ns, r.file_ctime_ns, r.file_inode};
+        const auto same_file = [&] {
+            const file_stat now = stat_from(st);
+            if (r.kind == source_kind::mbox)
+                return now.inode == indexed.inode && now.size >= indexed.size;
+            return now == indexed;
+        };
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && same_file() &&
             offset <= static_cast<std::uint64_t>(st.st_size) &&
             size <= static_cast<std::uint64_t>(st.st_size) - offset) {
             std::string buf(size, '\0');
@@ -815,8 +929,16 @@ struct indexed_store::impl {
     }
 
     const loaded* load(const message_record& r) {
-        if (auto it = messages.find(r.id); it != messages.end()) return it->second.get();
-        std::optional<std::string> bytes = read_range(r.file, r.offset, r.size);
+        if (auto it = messages.find(r.id); it != messages.end()) {
+            const message_record& had = it->second->record;
+            if (had.file == r.file && had.offset == r.offset && had.size == r.size &&
+                had.file_size == r.file_size && had.file_inode == r.file_inode &&
+                had.file_mtime_ns == r.file_mtime_ns && had.file_ctime_ns == r.file_ctime_ns)
+                return it->second.get();
+            retired.push_back(std::move(it->second));  // the row was reused or the file changed
+            messages.erase(it);
+        }
+        std::optional<std::string> bytes = read_range(r);
         if (!bytes) return nullptr;  // gone or cut since it was indexed: not found
         auto l = std::make_unique<loaded>();
         l->record = r;

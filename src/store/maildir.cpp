@@ -47,6 +47,8 @@ maildir_listing list_maildir(const std::filesystem::path& folder) {
             m.size = static_cast<std::uint64_t>(st.st_size);
             m.mtime_ns =
                 static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+            m.ctime_ns =
+                static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
             m.inode = static_cast<std::uint64_t>(st.st_ino);
             // UNIQUE:2,FLAGS (or ';' / '!' for ':').
             std::size_t info = std::string::npos;

@@ -198,6 +198,7 @@ mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
         const auto next = std::upper_bound(line_starts.begin(), line_starts.end(), at);
         at = next == line_starts.end() ? s.size() : *next;
     }
+    out.ended_by_length = lengths;
     if (forced && *forced == mbox_format::mboxcl2 && lengths == 0 && !spans.empty() &&
         bad_lengths == 0)
         out.diagnostics.push_back(

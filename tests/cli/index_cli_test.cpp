@@ -120,6 +120,22 @@ TEST(CliIndex, StoreResolvesMidUrlsAcrossMessages) {
     EXPECT_EQ(r.out, "<p>hi<img src=\"cid:logo@example.com\">");
     r = run_cli({"cat", "--store", t.db.string(), "mid:nobody@example.com"});
     EXPECT_EQ(r.status, 1);
+    // A message whose attachment is a page: the message's own text, not the attachment's
+    // page; the attached message by its own Message-ID: its page.
+    write(t.dir / "outer.eml",
+          "Message-ID: <outer@example.com>\nMIME-Version: 1.0\n"
+          "Content-Type: multipart/mixed; boundary=o\n\n--o\nContent-Type: text/plain\n\n"
+          "see attached\n--o\nContent-Type: message/rfc822\n\n"
+          "Message-ID: <inner@example.com>\nMIME-Version: 1.0\n"
+          "Content-Type: multipart/related; boundary=i\n\n--i\nContent-Type: text/html\n\n"
+          "<p>inner</p>\n--i--\n--o--\n");
+    ASSERT_EQ(run_cli({"index", t.dir.string(), "--db", t.db.string()}).status, 0);
+    r = run_cli({"cat", "--store", t.db.string(), "mid:outer@example.com"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out, "see attached");
+    r = run_cli({"cat", "--store", t.db.string(), "mid:inner@example.com"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out, "<p>inner</p>");
     r = run_cli(
         {"cat", "--store", t.db.string(), t.reply.string(), "mid:m1@example.com/logo@example.com"});
     EXPECT_EQ(r.status, 0);

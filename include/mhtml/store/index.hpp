@@ -3,14 +3,16 @@
 /// .eml/.mht files), and store::indexed_store, the archive::message_store that resolves `mid:`
 /// URLs (CID-6, MHT-8.3) through it.
 ///
-/// Sources (store::list_sources): a Maildir (a folder with cur/ and new/) gives its messages;
-/// another folder is walked recursively (links are not followed, names starting with '.' are
-/// skipped), and in it a file that looks like an mbox is a mailbox and a file named *.eml,
+/// Sources (store::list_sources) are made canonical (symbolic links and `..` resolved), so a
+/// file has one path however it is named. A Maildir (a folder with cur/ and new/) gives its
+/// messages; another folder is walked recursively (links are not followed, names starting with '.'
+/// are skipped), and in it a file that looks like an mbox is a mailbox and a file named *.eml,
 /// *.mht or *.mhtml is one message; a file named on the command line is a mailbox when it
 /// looks like one (or when a format is forced) and one message otherwise.
 ///
 /// Tables (schema version 1, PRAGMA user_version):
-///   files(id, path, kind, format, size, mtime_ns, inode, head, tail)
+///   files(id, path, kind, format, size, mtime_ns, ctime_ns, inode, forced, head, tail,
+///         messages, complete)
 ///   messages(id, file, number, offset, size, quoted, message_id, date, from_, subject,
 ///            in_reply_to, refs, flags, parts, diagnostics)
 ///   parts(message, path, content_id, message_id, location, type, decoded_size)
@@ -19,13 +21,19 @@
 /// them (no angle brackets), text fields decoded to UTF-8 (RFC 2047), `location` is the
 /// resolved Content-Location (archive::entity_info::location), `offset` an offset in the file.
 ///
-/// Updates are incremental. A file whose size, mtime and inode are those recorded is skipped
-/// without being read. An mbox that only grew (same inode, the first and last 4 KiB that were
-/// indexed unchanged, the old content ending with the empty line after a message, and the new
-/// octets starting with a From_ line in the recorded format) is read from its old end only.
-/// Any other change re-reads the file; a file that is gone, under a source given to update(),
-/// is removed with its messages. Each file is written in one transaction, in WAL mode, so a
-/// reader (another process, indexed_store) sees each file before or after, never half.
+/// Updates are incremental. A file whose size, mtime, ctime and inode are those recorded (and
+/// read with the same forced format, if any) is skipped without being read. An mbox that only
+/// grew is read from its old end only when: same inode, the first and last 4 KiB that were
+/// indexed unchanged, the old content ends with the empty line after a message, no length
+/// (Content-Length) took part in splitting it (not mboxcl2, no Content-Length pointing past
+/// its end), and the new octets start with a From_ line and split in the recorded format (an
+/// mboxrd file stays mboxrd when new messages look mboxo). Any other change re-reads the file;
+/// a file that is gone, under a source given to update() that could be read, is removed with
+/// its messages. Files are written in batched transactions, in WAL mode, each file's rows in
+/// one of them, so a reader (another process, indexed_store) sees each file before or after,
+/// never half; the recorded state of a file is read inside the transaction that writes it, so
+/// two updates at once do not both add the same messages. A file cut while it is read (the
+/// mapping then faults) is the one case not survived, as for every command that maps its input.
 
 #include <cstdint>
 #include <filesystem>
@@ -59,14 +67,17 @@ struct source_file {
     std::filesystem::path path;  ///< absolute and lexically normal
     source_kind kind = source_kind::message;
     std::string flags;  ///< maildir: the letters after ":2,"
-    /// maildir: what listing it found (size, mtime in ns, inode), so that it is not asked again
+    /// maildir: what listing it found (size, inode, mtime and ctime in ns), so that it is not
+    /// asked again
     std::optional<std::uint64_t> size, inode;
-    std::int64_t mtime_ns = 0;
+    std::int64_t mtime_ns = 0, ctime_ns = 0;
 };
 
 struct source_listing {
     std::vector<source_file> files;     ///< in path order, each once
     std::vector<std::string> problems;  ///< what could not be read, and why
+    /// Sources and folders that could not be read: what the index has under them is kept.
+    std::vector<std::filesystem::path> unlisted;
 };
 
 /// The files of `sources` (see above). `force_mbox`: a file named directly is a mailbox even
@@ -103,6 +114,10 @@ struct message_record {
     std::uint64_t offset = 0, size = 0;       ///< where it is stored in the file
     bool quoted = false;                      ///< mbox: has a line unquoting changes
     std::string message_id, date, from, subject, in_reply_to, references, flags;
+    /// The file as it was indexed (size, inode, mtime and ctime in ns): indexed_store reads a
+    /// message only from a file that is still so.
+    std::uint64_t file_size = 0, file_inode = 0;
+    std::int64_t file_mtime_ns = 0, file_ctime_ns = 0;
 };
 
 class MHTML_EXPORT index {

@@ -25,6 +25,7 @@ struct maildir_message {
     std::string flags;    ///< the letters after ":2," (empty when there are none)
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0;  ///< modification time, nanoseconds since the epoch
+    std::int64_t ctime_ns = 0;  ///< status change time, nanoseconds since the epoch
     std::uint64_t inode = 0;
 };
 

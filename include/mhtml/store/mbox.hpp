@@ -53,6 +53,9 @@ struct mbox_message {
 struct mbox_split {
     mbox_format format = mbox_format::mboxo;
     bool crlf = false;  ///< the From_ lines end CRLF
+    /// Messages that ended by their Content-Length (not by the next From_ line): what follows
+    /// the mailbox's end can change how such a split reads.
+    std::size_t ended_by_length = 0;
     std::vector<mbox_message> messages;
     std::vector<diagnostic> diagnostics;  ///< part_path "#N": the message's number, from 1
 };

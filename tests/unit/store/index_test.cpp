@@ -46,6 +46,13 @@ std::string read(const fs::path& p) {
     return s.str();
 }
 
+// The pieces one after the other (GCC's -Wrestrict misreads long chains of +).
+std::string cat(std::initializer_list<std::string_view> pieces) {
+    std::string out;
+    for (std::string_view p : pieces) out.append(p);
+    return out;
+}
+
 // The image of message k: distinct bytes, some of them not ASCII.
 std::string image_of(int k) {
     std::string s = "GIF89a";
@@ -139,12 +146,13 @@ thread_folder make_thread(const fs::path& root, int t, int n) {
             box += mbox_entry(m);
         } else if (k % 4 == 2) {
             const bool seen = k % 8 == 2;
+            const std::string n = std::to_string(k);
             write(f.maildir / (seen ? "cur" : "new") /
-                      ("17000000" + std::to_string(k) + ".x.host" + (seen ? ":2,RS" : "")),
+                      cat({"17000000", n, ".x.host", seen ? ":2,RS" : ""}),
                   m);
         } else {
-            write(f.eml / (k % 8 == 0 ? fs::path("deeper") : fs::path()) /
-                      ("m" + std::to_string(k) + ".eml"),
+            const std::string n = std::to_string(k);
+            write(f.eml / (k % 8 == 0 ? fs::path("deeper") : fs::path()) / cat({"m", n, ".eml"}),
                   m);
         }
     }
@@ -429,6 +437,26 @@ TEST(StoreIndex, SchemaVersionsAreChecked) {
     EXPECT_THROW(indexed_store(dir / "plain.db"), store_error);
     EXPECT_THROW(indexed_store(dir / "missing.db"), store_error);
     EXPECT_FALSE(fs::exists(dir / "missing.db"));
+    // Another program's SQLite file is neither read nor given mhtml's tables.
+    ASSERT_EQ(sqlite3_open(fs::path(dir / "other.db").c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(
+        sqlite3_exec(h, "CREATE TABLE t(x); PRAGMA user_version=1", nullptr, nullptr, nullptr),
+        SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_THROW((void)index::open(dir / "other.db"), store_error);
+    EXPECT_THROW(indexed_store(dir / "other.db"), store_error);
+    ASSERT_EQ(sqlite3_open(fs::path(dir / "other2.db").c_str(), &h), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(h, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(h);
+    EXPECT_THROW((void)index::open(dir / "other2.db"), store_error);
+    ASSERT_EQ(sqlite3_open(fs::path(dir / "other2.db").c_str(), &h), SQLITE_OK);
+    sqlite3_stmt* s = nullptr;
+    ASSERT_EQ(sqlite3_prepare_v2(h, "SELECT count(*) FROM sqlite_master", -1, &s, nullptr),
+              SQLITE_OK);
+    ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+    EXPECT_EQ(sqlite3_column_int(s, 0), 1);  // its one table, nothing added
+    sqlite3_finalize(s);
+    sqlite3_close(h);
     fs::remove_all(dir);
 }
 
@@ -499,6 +527,202 @@ TEST(StoreIndex, OneProcessIndexesWhileAnotherQueries) {
     EXPECT_GT(queries, 1);
     index idx = index::open(dir / "i.db", true);
     EXPECT_EQ(idx.message_count(), static_cast<std::uint64_t>(rounds));
+    fs::remove_all(dir);
+}
+
+// An index update compared with a fresh index of the same sources (and options).
+void expect_fresh_equal(const fs::path& dir, const std::vector<fs::path>& sources,
+                        const index_options& o = {}) {
+    const fs::path fresh = dir / "fresh.db";
+    fs::remove(fresh);
+    fs::remove(dir / "fresh.db-wal");
+    fs::remove(dir / "fresh.db-shm");
+    {
+        index other = index::open(fresh);
+        (void)other.update(sources, o);
+    }
+    EXPECT_EQ(dump(dir / "i.db"), dump(fresh));
+}
+
+const std::string from_line = "From a@x Mon Jan  1 00:00:00 2024\n";
+
+// Review findings: appends where a Content-Length took part in the old split are read whole,
+// as are appends whose format differs, and a forced format that changes.
+TEST(StoreIndex, AppendsWhereLengthsTookPartAreReadWhole) {
+    const fs::path dir = fresh_dir("lengths");
+    const fs::path box = dir / "box";
+    struct step {
+        std::string before, after;
+    };
+    const std::vector<step> steps = {
+        // A message ended by its Content-Length at the end of the file.
+        {cat({from_line, "Message-ID: <m1@x>\nContent-Length: 5\n\nbody\n"}),
+         cat({from_line, "Message-ID: <m2@x>\nContent-Length: 5\n\nbody\n"})},
+        // A Content-Length pointing past the old end, which lands after the append.
+        {cat({from_line, "Message-ID: <m1@x>\nContent-Length: 48\n\nbody\n\n"}),
+         cat({from_line, "Message-ID: <m2@x>\n\nx\n\n", from_line, "Message-ID: <m3@x>\n\ny\n\n"})},
+        // An mboxrd file, then messages with lengths that land.
+        {cat({from_line, "Message-ID: <m1@x>\n\n>>From quoted\n\n"}),
+         cat({from_line, "Message-ID: <m2@x>\nContent-Length: 9\n\n>From q\n\n", from_line,
+              "Message-ID: <m3@x>\nContent-Length: 4\n\nbody\n"})},
+    };
+    for (const step& s : steps) {
+        fs::remove(dir / "i.db");
+        write(box, s.before);
+        {
+            index idx = index::open(dir / "i.db");
+            (void)idx.update({box});
+            write(box, s.after, true);
+            (void)idx.update({box});
+        }
+        expect_fresh_equal(dir, {box});
+    }
+    // A forced format that changes between runs is a change.
+    write(box, cat({from_line, "Message-ID: <m1@x>\n\n>>From here\n\n"}));
+    fs::remove(dir / "i.db");
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({box});
+    index_options o;
+    o.format = mbox_format::mboxo;
+    const index_report r = idx.update({box}, o);
+    EXPECT_EQ(r.files_read, 1u);
+    expect_fresh_equal(dir, {box}, o);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, AForcedFormatWithoutLengthsIsADiagnosticNotAFailure) {
+    const fs::path dir = fresh_dir("forced");
+    fs::create_directories(dir / "mail");
+    write(dir / "mail" / "g.eml", "Message-ID: <g@x>\n\nhi\n");
+    write(dir / "mail" / "box", cat({from_line, "Message-ID: <b@x>\n\nhi\n\n"}));
+    index idx = index::open(dir / "i.db");
+    index_options o;
+    o.format = mbox_format::mboxcl2;
+    const index_report r = idx.update({dir / "mail"}, o);
+    EXPECT_EQ(idx.message_count(), 2u);
+    ASSERT_EQ(r.diagnostics.size(), 1u);
+    EXPECT_EQ(r.diagnostics[0].part_path, fs::path(dir / "mail" / "box").string());
+    fs::remove_all(dir);
+}
+
+// Two updates at once (two processes): no message is added twice.
+TEST(StoreIndex, TwoUpdatesAtOnceAddEachMessageOnce) {
+    const fs::path dir = fresh_dir("two");
+    const fs::path box = dir / "box.mbox";
+    std::string initial;
+    for (int k = 1; k <= 20; ++k) initial += mbox_entry(message(8, k));
+    write(box, initial);
+    {
+        index idx = index::open(dir / "i.db");
+        (void)idx.update({box});
+    }
+    std::string more;
+    for (int k = 21; k <= 400; ++k) more += mbox_entry(message(8, k));
+    write(box, more, true);
+    for (int i = 0; i < 30; ++i) {
+        std::string name = std::to_string(i);
+        name += ".eml";
+        write(dir / name, message(9, i + 1));
+    }
+    pid_t kids[2];
+    for (pid_t& kid : kids) {
+        kid = ::fork();
+        ASSERT_GE(kid, 0);
+        if (kid == 0) {
+            int rc = 0;
+            try {
+                index idx = index::open(dir / "i.db");
+                (void)idx.update({dir});
+            } catch (...) {
+                rc = 1;
+            }
+            ::_exit(rc);
+        }
+    }
+    for (pid_t kid : kids) {
+        int status = 0;
+        ASSERT_EQ(::waitpid(kid, &status, 0), kid);
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 0);
+    }
+    EXPECT_EQ(dump(dir / "i.db").size(), (400u + 30u) * 3);
+    index idx = index::open(dir / "i.db", true);
+    EXPECT_EQ(idx.message_count(), 430u);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, AStoreFollowsUpdatesMadeAfterItOpened) {
+    const fs::path dir = fresh_dir("follow");
+    write(dir / "a.eml", message(10, 1));
+    write(dir / "b.eml", message(10, 2));
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({dir});
+    indexed_store store(dir / "i.db");
+    ASSERT_TRUE(store.find("m1.t10@thread.example", ""));
+    // a.eml goes, another file takes its row id; b.eml is rewritten in place.
+    fs::remove(dir / "a.eml");
+    (void)idx.update({dir});
+    write(dir / "c.eml", message(10, 3));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    write(dir / "b.eml", message(10, 4));
+    (void)idx.update({dir});
+    EXPECT_FALSE(store.find("m1.t10@thread.example", ""));
+    EXPECT_FALSE(store.find("m2.t10@thread.example", ""));
+    for (int k : {3, 4}) {
+        const auto img = store.find("m" + std::to_string(k) + ".t10@thread.example",
+                                    "img" + std::to_string(k) + "@thread.example");
+        ASSERT_TRUE(img) << k;
+        std::string body;
+        img->decode_to(body);
+        EXPECT_EQ(body, image_of(k));
+    }
+    // A file cut after it was indexed names nothing, and is not read past its end.
+    const std::string c = read(dir / "c.eml");
+    write(dir / "c.eml", c.substr(0, c.size() / 2));
+    indexed_store fresh_store(dir / "i.db");
+    EXPECT_FALSE(fresh_store.find("m3.t10@thread.example", ""));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, SourcesAreCanonicalAndUnreadableOnesKeepTheirRows) {
+    const fs::path dir = fresh_dir("canonical");
+    fs::create_directories(dir / "real" / "sub");
+    fs::create_directories(dir / "other");
+    fs::create_symlink(dir / "real" / "sub", dir / "link");
+    write(dir / "real" / "x.eml", message(11, 1));
+    write(dir / "x.eml", message(11, 2));  // what link/.. would name lexically
+    write(dir / "other" / "o.eml", message(11, 3));
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({dir / "other"});
+    (void)idx.update({dir / "link" / ".."});
+    EXPECT_EQ(idx.find_message("m1.t11@thread.example").size(), 1u);
+    EXPECT_TRUE(idx.find_message("m2.t11@thread.example").empty());
+    EXPECT_EQ(idx.find_message("m3.t11@thread.example").size(), 1u);  // not removed
+    // The same folder through the link and directly: one row per file.
+    (void)idx.update({dir / "real", dir / "link" / ".."});
+    EXPECT_EQ(idx.find_message("m1.t11@thread.example").size(), 1u);
+    // A source that is gone (an unmounted drive): a problem, and its rows stay.
+    fs::rename(dir / "other", dir / "elsewhere");
+    const index_report r = idx.update({dir / "other"});
+    EXPECT_EQ(r.problems.size(), 1u);
+    EXPECT_EQ(r.files_removed, 0u);
+    EXPECT_EQ(idx.find_message("m3.t11@thread.example").size(), 1u);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, ARewriteThatKeepsSizeAndMtimeIsSeenByItsCtime) {
+    const fs::path dir = fresh_dir("ctime");
+    const fs::path eml = dir / "a.eml";
+    write(eml, message(12, 5));
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({eml});
+    const auto mtime = fs::last_write_time(eml);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    write(eml, message(12, 6));  // the same size: "5" -> "6" in ids and text
+    fs::last_write_time(eml, mtime);
+    const index_report r = idx.update({eml});
+    EXPECT_EQ(r.files_read, 1u);
+    EXPECT_EQ(idx.find_message("m6.t12@thread.example").size(), 1u);
     fs::remove_all(dir);
 }
 
