@@ -19,6 +19,7 @@ packages=(
   zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
   libcurl4-openssl-dev                                    # libcurl: pack::fetch_collect (http/https sources)
   libsqlite3-dev                                          # SQLite: the message index (mhtml index, --store)
+  python3-dev pybind11-dev python3-pytest                 # the Python module (python/) and its tests
   python3 python3-pyftpdlib                               # Python's email package: reference reader in tests; a loopback FTP server (tests/support/ftp_server.py)
   libgmime-3.0-dev                                        # GMime 3: second reference reader of pack's outputs in tests
   chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser

@@ -39,6 +39,8 @@ step "Release build (GCC)"
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
       -DCMAKE_C_COMPILER=gcc -DMHTML_WERROR=ON >/dev/null
 cmake --build "$root/build/release" -j"$jobs"
+# The Python module where Debian's python3 finds it (as scripts/demo.sh does).
+cmake --install "$root/build/release" --component python >/dev/null
 step "Tests, Release"
 ctest --test-dir "$root/build/release" --output-on-failure -j"$jobs"
 

@@ -1,0 +1,18 @@
+"""mhtml: read MIME aggregate documents (.mhtml, .mht, .eml) at the C++ library's speed.
+
+    >>> import mhtml
+    >>> doc = mhtml.parse("page.mhtml")          # memory-mapped; bytes and buffers work too
+    >>> doc.root.path, doc.root.content_type
+    ('1', 'text/html')
+    >>> [p.path for p in doc.parts if p.is_leaf]
+    >>> doc.resolve("https://example.com/a.css").decode()
+    >>> [f.code for f in doc.check()]
+
+A Part's `raw` and `raw_body` are read-only memoryviews of the input (no copy); `decode()`
+gives bytes. The GIL is released while parsing, decoding, checking, extracting and inlining.
+"""
+from ._mhtml import (Diagnostic, Document, Finding, Part, Reference, __version__, parse,
+                     url)
+
+__all__ = ["parse", "Document", "Part", "Reference", "Diagnostic", "Finding", "url",
+           "__version__"]
