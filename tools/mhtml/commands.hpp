@@ -34,6 +34,7 @@ runner add_repair_command(CLI::App& app);
 runner add_serve_command(CLI::App& app);
 runner add_fetch_external_command(CLI::App& app);
 runner add_index_command(CLI::App& app);
+runner add_batch_command(CLI::App& app);
 
 /// Opens FILE (or standard input for "-"); on failure prints "mhtml COMMAND: cannot read
 /// ..." and returns nullopt (the caller exits with exit_usage).

@@ -254,6 +254,7 @@ int main(int argc, char** argv) {
         "  mhtml repair bad.mht -o ok.mhtml   a damaged archive written as one Chromium shows\n"
         "  mhtml serve ~/archives             browse a folder of archives from a local server\n"
         "  mhtml fetch-external m.eml -o full.eml   retrieve the external bodies into the message\n"
+        "  mhtml batch crawl/ --check -j 8 > out.jsonl   a job over many archives, every core\n"
         "  mhtml index inbox.mbox --db mail.db      index messages; --store mail.db then\n"
         "                                   resolves mid: URLs across them (refs, cat, check, "
         "...)\n"
@@ -271,6 +272,7 @@ int main(int argc, char** argv) {
     runner serve = add_serve_command(app);
     runner fetch_external = add_fetch_external_command(app);
     runner index = add_index_command(app);
+    runner batch = add_batch_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -291,6 +293,7 @@ int main(int argc, char** argv) {
             if (sub->get_name() == "serve") return serve();
             if (sub->get_name() == "fetch-external") return fetch_external();
             if (sub->get_name() == "index") return index();
+            if (sub->get_name() == "batch") return batch();
         }
     } catch (const std::exception& e) {
         std::cerr << "mhtml: " << e.what() << '\n';
