@@ -8,7 +8,9 @@
 #
 #   -n ROUNDS      timed rounds per workload (default 3)
 #   -w WORKLOADS   comma list out of small,large,many,lf,batch (default small,large,many,lf)
-#   -p READERS     comma list out of gmime, gmime-fresh, python-email (default
+#   -p READERS     comma list out of gmime, gmime-fresh, python-email, python-module (the
+#                  mhtml Python module, bench/peers/py_mhtml_read.py), python-module-2t (the
+#                  same, two threads) (default
 #                  gmime,python-email); mhtml is always run and is the reference of the ratios
 #   --data DIR     where the workloads are written and read (default /tmp/mhtml-bench);
 #                  missing or outdated ones are generated (bench/workloads.py)
@@ -47,7 +49,7 @@ while [ $# -gt 0 ]; do
     --json) json=$2; shift 2 ;;
     --no-setup) setup=0; shift ;;
     --kit) kit_mode=1; shift ;;
-    -h|--help) sed -n 's/^# \{0,1\}//; 2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n 's/^# \{0,1\}//; 2,29p' "$0"; exit 0 ;;
     *) echo "compare_peers.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +60,9 @@ jobs=$(nproc)
 if [ "$setup" = 1 ]; then bash "$root/scripts/setup-deps.sh" --bench; fi
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMHTML_BUILD_BENCH=ON \
       -DMHTML_BUILD_TESTS=OFF -DMHTML_BUILD_TOOLS=OFF >/dev/null
-cmake --build "$build" -j"$jobs" --target mhtml_read gmime_read copy_floor
+targets=(mhtml_read gmime_read copy_floor)
+case ",$peers," in *,python-module*) targets+=(_mhtml) ;; esac
+cmake --build "$build" -j"$jobs" --target "${targets[@]}"
 
 "$py" "$root/bench/workloads.py" --out "$data" --only "$workloads" --missing
 
@@ -69,7 +73,9 @@ for p in "${want[@]}"; do
     gmime) readers+=(--reader "gmime=$build/bench/gmime_read") ;;
     gmime-fresh) readers+=(--reader "gmime-fresh=$build/bench/gmime_read --fresh") ;;
     python-email) readers+=(--reader "python-email=$py $root/bench/peers/py_email_read.py") ;;
-    *) echo "compare_peers.sh: unknown reader $p (gmime, gmime-fresh, python-email)" >&2; exit 2 ;;
+    python-module) readers+=(--reader "python-module=env PYTHONPATH=$build/python $py $root/bench/peers/py_mhtml_read.py") ;;
+    python-module-2t) readers+=(--reader "python-module-2t=env PYTHONPATH=$build/python $py $root/bench/peers/py_mhtml_read.py --threads 2") ;;
+    *) echo "compare_peers.sh: unknown reader $p (gmime, gmime-fresh, python-email, python-module, python-module-2t)" >&2; exit 2 ;;
   esac
 done
 if [ "$limits" = 1 ]; then

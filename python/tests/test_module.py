@@ -65,6 +65,7 @@ def test_parts_equal_the_cli(path):
             body = p.decode()
             assert len(body) == w["decoded_size"]
             assert hashlib.sha256(body).hexdigest() == w["sha256"]
+    assert doc.decode_leaves() == [p.decode() for p in parts if p.is_leaf]
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])

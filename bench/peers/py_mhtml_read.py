@@ -1,0 +1,49 @@
+#!/usr/bin/python3
+"""The mhtml Python module as a reader of bench/run_readers.py: parse each file (a folder: its
+files in name order), decode every leaf (Document.decode_leaves), print "parts=N bytes=M".
+With --threads T, the files are shared among T Python threads (the GIL is released while the
+module works). PYTHONPATH must reach the built module (bench/python_peers.sh sets it).
+
+  py_mhtml_read.py [--threads T] FILE|DIR
+"""
+import os
+import sys
+import threading
+
+import mhtml
+
+
+def main():
+    args = sys.argv[1:]
+    threads = 1
+    if args[:1] == ["--threads"]:
+        threads, args = int(args[1]), args[2:]
+    path = args[0]
+    files = [os.path.join(path, f) for f in sorted(os.listdir(path))] if os.path.isdir(path) else [path]
+    totals = [[0, 0] for _ in range(threads)]
+    lock = threading.Lock()
+    queue = list(reversed(files))
+
+    def work(t):
+        while True:
+            with lock:
+                if not queue:
+                    return
+                f = queue.pop()
+            bodies = mhtml.parse(f).decode_leaves()
+            totals[t][0] += len(bodies)
+            totals[t][1] += sum(len(b) for b in bodies)
+
+    if threads == 1:
+        work(0)
+    else:
+        ts = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+    print(f"parts={sum(t[0] for t in totals)} bytes={sum(t[1] for t in totals)}")
+
+
+if __name__ == "__main__":
+    main()
