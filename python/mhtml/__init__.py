@@ -10,9 +10,17 @@
 
 A Part's `raw` and `raw_body` are read-only memoryviews of the input (no copy); `decode()`
 gives bytes. The GIL is released while parsing, decoding, checking, extracting and inlining.
+Text that is not UTF-8 in the input (an 8-bit header, a windows-1252 URL) comes back with lone
+surrogates ("surrogateescape"): `s.encode("utf-8", "surrogateescape")` gives the octets.
+A thread still inside the module when the interpreter exits (a daemon thread) can abort the
+process (pybind11's GIL release at finalization): join such threads before exiting.
 """
+import sys as _sys
+
 from ._mhtml import (Diagnostic, Document, Finding, Part, Reference, __version__, parse,
                      url)
+
+_sys.modules[__name__ + ".url"] = url  # `import mhtml.url`, `from mhtml.url import resolve`
 
 __all__ = ["parse", "Document", "Part", "Reference", "Diagnostic", "Finding", "url",
            "__version__"]

@@ -9,6 +9,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+#include <sys/stat.h>
 
 #include <memory>
 #include <mutex>
@@ -36,19 +37,13 @@ namespace {
 
 // The parsed document with what it was parsed from, and its aggregate once asked for.
 struct doc_state {
+    // Members are destroyed in reverse order: the aggregate and the document, which borrow
+    // `source`, before it. The last owner is always a Python object, destroyed with the GIL.
     py::object source;  // the bytes object the document borrows, if any (kept alive)
     std::optional<mime::document> doc;
     std::once_flag agg_once;
     std::optional<archive::aggregate> agg;
 
-    ~doc_state() {
-        // `source` is a Python object: drop it with the GIL held (the last owner may be a
-        // thread that released it).
-        if (source) {
-            py::gil_scoped_acquire gil;
-            source = py::object();
-        }
-    }
     // Called with the GIL held; it is released before waiting on the once_flag, so that a
     // thread building the aggregate never waits for the GIL a waiting thread holds.
     const archive::aggregate& aggregate() {
@@ -66,6 +61,39 @@ struct octets {
     const char* data;
     std::size_t size;
 };
+
+// Text out: octets that are not UTF-8 (a header in windows-1252, an 8-bit URL) come back as
+// lone surrogates (Python's "surrogateescape"), so nothing fails, and
+// `s.encode("utf-8", "surrogateescape")` gives the octets back.
+py::str text(std::string_view s) {
+    PyObject* o =
+        PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+}
+py::str text(const std::string& s) {
+    return text(std::string_view(s));
+}
+py::object text(const std::optional<std::string>& s) {
+    if (!s) return py::none();
+    return text(std::string_view(*s));
+}
+
+// Text in: a str (encoded back with "surrogateescape", so what text() gave round-trips) or
+// bytes.
+std::string arg_text(py::handle h, const char* what) {
+    if (py::isinstance<py::bytes>(h)) return std::string(py::reinterpret_borrow<py::bytes>(h));
+    if (!py::isinstance<py::str>(h)) throw py::type_error(std::string(what) + ": str or bytes");
+    PyObject* b = PyUnicode_AsEncodedString(h.ptr(), "utf-8", "surrogateescape");
+    if (!b) throw py::error_already_set();
+    return std::string(py::reinterpret_steal<py::bytes>(b));
+}
+
+// Raises `type` with a message that may hold any octets.
+[[noreturn]] void raise(PyObject* type, std::string_view message) {
+    PyErr_SetObject(type, text(message).ptr());
+    throw py::error_already_set();
+}
 
 py::memoryview view_of(const state_ptr& s, std::string_view bytes) {
     py::object o = py::cast(octets{s, bytes.data(), bytes.size()});
@@ -112,45 +140,80 @@ document parse_bytes(py::bytes b, const parse_limits& limits) {
     return document{std::move(s)};
 }
 
-document parse_buffer(py::buffer b, const parse_limits& limits) {
-    py::buffer_info info = b.request();
-    // A buffer may change under the document (a bytearray): its octets are copied.
-    std::string copy(static_cast<const char*>(info.ptr),
-                     static_cast<std::size_t>(info.size * info.itemsize));
-    auto s = std::make_shared<doc_state>();
-    mime::parse_options po;
-    po.limits = limits;
-    {
-        py::gil_scoped_release nogil;
-        s->doc.emplace(mime::document::parse(std::move(copy), po));
-    }
-    return document{std::move(s)};
+// Any other buffer may change under the document (a bytearray) and may be strided (a
+// memoryview slice): its octets are copied into a bytes object in C order, then borrowed.
+document parse_buffer(py::handle b, const parse_limits& limits) {
+    PyObject* copy = PyBytes_FromObject(b.ptr());
+    if (!copy) throw py::error_already_set();
+    return parse_bytes(py::reinterpret_steal<py::bytes>(copy), limits);
 }
 
-document parse_path(const std::filesystem::path& path, const parse_limits& limits) {
+[[noreturn]] void raise_os_error(int err, const std::string& path) {
+    errno = err;
+    PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.c_str());
+    throw py::error_already_set();
+}
+
+// A path: a regular file only ("-" is a file named "-", not standard input; a device or a pipe
+// could be read forever). Mapped (`mapped`), or read into memory: a mapped file that another
+// program cuts while the document lives makes reading it fault (SIGBUS), as with any mapping.
+document parse_path(std::string path, const parse_limits& limits, bool mapped) {
+    if (path.find('\0') != std::string::npos)
+        throw py::value_error("mhtml.parse: a path with a NUL character");
+    if (path == "-") path = "./-";
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) raise_os_error(errno, path);
+    if (S_ISDIR(st.st_mode)) raise_os_error(EISDIR, path);
+    if (!S_ISREG(st.st_mode)) raise_os_error(EINVAL, path);
     auto s = std::make_shared<doc_state>();
     mime::parse_options po;
     po.limits = limits;
     std::error_code ec;
     {
         py::gil_scoped_release nogil;
-        input_buffer in = input_buffer::open(path.string(), ec);
-        if (!ec) s->doc.emplace(mime::document::parse(std::move(in), po));
+        if (mapped) {
+            input_buffer in = input_buffer::open(path, ec);
+            if (!ec) s->doc.emplace(mime::document::parse(std::move(in), po));
+        } else if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+            std::string all;
+            char buf[1 << 16];
+            std::size_t n;
+            while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) all.append(buf, n);
+            if (std::ferror(f)) ec = std::error_code(EIO, std::generic_category());
+            std::fclose(f);
+            if (!ec) s->doc.emplace(mime::document::parse(std::move(all), po));
+        } else {
+            ec = std::error_code(errno, std::generic_category());
+        }
     }
-    if (ec) {
-        errno = ec.value();
-        PyErr_SetFromErrnoWithFilename(PyExc_OSError, path.string().c_str());
-        throw py::error_already_set();
-    }
+    if (ec) raise_os_error(ec.value(), path);
     return document{std::move(s)};
 }
 
-parse_limits limits_from(std::optional<std::size_t> max_parts,
-                         std::optional<std::size_t> max_depth) {
+// max_parts and max_depth: None, or an int of at least 1 (checked here, so that a wrong one
+// is named in a short message rather than in an overload error that prints the input).
+parse_limits limits_from(py::handle max_parts, py::handle max_depth) {
+    const auto positive = [](py::handle h, const char* name) -> std::optional<std::size_t> {
+        if (h.is_none()) return std::nullopt;
+        if (!py::isinstance<py::int_>(h) || py::isinstance<py::bool_>(h))
+            throw py::type_error(std::string("mhtml.parse: ") + name + " must be an int");
+        const long long v = h.cast<long long>();
+        if (v < 1)
+            throw py::value_error(std::string("mhtml.parse: ") + name + " must be at least 1");
+        return static_cast<std::size_t>(v);
+    };
     parse_limits l;
-    if (max_parts) l.max_parts = *max_parts;
-    if (max_depth) l.max_depth = std::min(*max_depth, parse_limits::hard_max_depth);
+    if (auto v = positive(max_parts, "max_parts")) l.max_parts = *v;
+    if (auto v = positive(max_depth, "max_depth"))
+        l.max_depth = std::min(*v, parse_limits::hard_max_depth);
     return l;
+}
+
+// A viewer's failure: an OSError for what the file system refused, else a RuntimeError.
+[[noreturn]] void raise_view_error(const std::string& code, const std::string& message) {
+    const bool os = code == "io_error" || code == "not_a_directory" || code == "dir_not_empty" ||
+                    code == "dir_is_link" || code == "bad_dir";
+    raise(os ? PyExc_OSError : PyExc_RuntimeError, code + ": " + message);
 }
 
 std::string decode(const part& p) {
@@ -211,7 +274,7 @@ py::dict extract_to(const document& d, const std::filesystem::path& dir, bool fo
         py::gil_scoped_release nogil;
         r = view::extract(agg, dir, o);
     }
-    if (!r.ok()) throw std::runtime_error(r.error_code + ": " + r.error);
+    if (!r.ok()) raise_view_error(r.error_code, r.error);
     py::list files;
     for (const view::extracted_file& f : r.files) {
         py::dict x;
@@ -245,17 +308,22 @@ py::bytes inline_of(const document& d, bool offline, bool allow_scripts) {
         r = view::inline_page(
             agg, [&](std::string_view piece) { page.append(piece); }, o);
     }
-    if (!r.ok()) throw std::runtime_error(r.error_code + ": " + r.error);
+    if (!r.ok()) raise_view_error(r.error_code, r.error);
     return py::bytes(page);
 }
 
 template <class T>
 T value_or_raise(uri::result<T> r) {
-    if (!r) throw py::value_error(std::string(r.error) + ": " + r.message);
+    if (!r) raise(PyExc_ValueError, std::string(r.error) + ": " + r.message);
     return std::move(r.value);
 }
 
 }  // namespace
+
+// A read-only property whose value is text (see text()).
+#define MHTML_TEXT(cls, name, expr, doc) \
+    def_property_readonly(               \
+        name, [](const cls& self) { return text(expr); }, doc)
 
 PYBIND11_MODULE(_mhtml, m) {
     m.doc() = "mhtml: read MIME aggregate documents (.mhtml, .mht, .eml) at C++ speed";
@@ -266,115 +334,144 @@ PYBIND11_MODULE(_mhtml, m) {
                                {static_cast<py::ssize_t>(o.size)}, {1}, true);
     });
 
-    py::class_<diagnostic>(m, "Diagnostic", "Something the reader found and what it did about it.")
-        .def_property_readonly(
-            "severity", [](const diagnostic& d) { return std::string(severity_name(d.sev)); })
-        .def_property_readonly("code",
-                               [](const diagnostic& d) { return std::string(code_name(d.code)); })
-        .def_readonly("path", &diagnostic::part_path,
-                      "IMAP-style path of the part ('' = the message)")
+    py::class_<diagnostic>(m, "Diagnostic",
+                           "Something the reader found in the input and what it did about it.")
+        .MHTML_TEXT(diagnostic, "severity", severity_name(self.sev),
+                    "'note', 'warning', 'ambiguous' or 'error'")
+        .MHTML_TEXT(diagnostic, "code", code_name(self.code), "stable snake_case name")
+        .MHTML_TEXT(diagnostic, "path", self.part_path,
+                    "IMAP-style path of the part ('' = the message)")
         .def_readonly("offset", &diagnostic::offset, "byte offset in the input")
-        .def_readonly("message", &diagnostic::message)
+        .MHTML_TEXT(diagnostic, "message", self.message, "what was wrong and what was done")
         .def("__repr__", [](const diagnostic& d) {
-            return "<Diagnostic " + std::string(severity_name(d.sev)) + " " +
-                   std::string(code_name(d.code)) + " part '" + d.part_path + "' @" +
-                   std::to_string(d.offset) + ">";
+            return text("<Diagnostic " + std::string(severity_name(d.sev)) + " " +
+                        std::string(code_name(d.code)) + " part '" + d.part_path + "' @" +
+                        std::to_string(d.offset) + ">");
         });
 
     py::class_<archive::finding>(m, "Finding", "A conformance finding of Document.check().")
-        .def_readonly("requirement", &archive::finding::requirement)
-        .def_property_readonly(
-            "level",
-            [](const archive::finding& f) { return std::string(archive::level_name(f.level)); })
-        .def_readonly("code", &archive::finding::code)
-        .def_readonly("path", &archive::finding::part_path)
-        .def_readonly("offset", &archive::finding::offset)
-        .def_readonly("message", &archive::finding::message)
+        .MHTML_TEXT(archive::finding, "requirement", self.requirement, "e.g. 'MHT-4.2.5'")
+        .MHTML_TEXT(archive::finding, "level", archive::level_name(self.level),
+                    "'error' (a MUST), 'warning' (a SHOULD) or 'note'")
+        .MHTML_TEXT(archive::finding, "code", self.code, "stable snake_case name")
+        .MHTML_TEXT(archive::finding, "path", self.part_path, "the part ('' = the message)")
+        .def_readonly("offset", &archive::finding::offset, "byte offset in the input")
+        .MHTML_TEXT(archive::finding, "message", self.message, "what is wrong and where")
         .def("__repr__", [](const archive::finding& f) {
-            return "<Finding " + f.requirement + " " + f.code + " part '" + f.part_path + "'>";
+            return text("<Finding " + f.requirement + " " + f.code + " part '" + f.part_path +
+                        "'>");
         });
 
     py::class_<reference>(m, "Reference", "A URI reference in an HTML, CSS or SVG part, resolved.")
-        .def_readonly("part", &reference::part)
-        .def_readonly("kind", &reference::kind)
-        .def_readonly("element", &reference::element)
-        .def_readonly("attribute", &reference::attribute)
-        .def_readonly("offset", &reference::offset)
+        .MHTML_TEXT(reference, "part", self.part, "path of the part it is in")
+        .MHTML_TEXT(reference, "kind", self.kind,
+                    "'resource', 'navigation', 'form_action', 'citation', 'base', ...")
+        .MHTML_TEXT(reference, "element", self.element, "lower-case tag name ('' in CSS)")
+        .MHTML_TEXT(reference, "attribute", self.attribute, "lower-case attribute name")
+        .def_readonly("offset", &reference::offset, "in the decoded text of the part")
         .def_readonly("length", &reference::length)
-        .def_readonly("raw", &reference::raw)
-        .def_readonly("url", &reference::url)
-        .def_readonly("resolved", &reference::resolved)
-        .def_readonly("target", &reference::target)
+        .MHTML_TEXT(reference, "raw", self.raw, "the value as written")
+        .MHTML_TEXT(reference, "url", self.url, "the value, references and escapes decoded")
+        .MHTML_TEXT(reference, "resolved", self.resolved, "the absolute URI")
+        .MHTML_TEXT(reference, "target", self.target,
+                    "path of the part it names, or None (external)")
         .def_readonly("same_document", &reference::same_document)
         .def("__repr__", [](const reference& r) {
-            return "<Reference " + r.url + " -> " +
-                   (r.target ? "part " + *r.target : std::string("external")) + ">";
+            return text("<Reference " + r.url + " -> " +
+                        (r.target ? "part " + *r.target : std::string("external")) + ">");
         });
 
     py::class_<part>(m, "Part", "One entity of a Document: a leaf, a multipart or a message.")
-        .def_property_readonly("path", [](const part& p) { return p.view().path(); })
-        .def_property_readonly("index", [](const part& p) { return p.index; })
-        .def_property_readonly("content_type",
-                               [](const part& p) { return p.view().content_type().essence(); })
-        .def_property_readonly("parameters",
-                               [](const part& p) {
-                                   py::dict d;
-                                   for (const auto& prm : p.view().content_type().params.items())
-                                       d[py::str(prm.name)] = prm.value;
-                                   return d;
-                               })
-        .def_property_readonly("headers",
-                               [](const part& p) {
-                                   std::vector<std::pair<std::string, std::string>> out;
-                                   for (const auto& f : p.view().headers())
-                                       out.emplace_back(std::string(f.name()),
-                                                        std::string(f.value()));
-                                   return out;
-                               })
+        .MHTML_TEXT(part, "path", self.view().path(),
+                    "IMAP-style path: '' for the message, '1', '1.2', ...")
+        .def_property_readonly(
+            "index", [](const part& p) { return p.index; }, "depth-first position")
+        .MHTML_TEXT(part, "content_type", self.view().content_type().essence(),
+                    "'type/subtype', lower case (the default when there is no field)")
+        .def_property_readonly(
+            "parameters",
+            [](const part& p) {
+                py::dict d;
+                for (const auto& prm : p.view().content_type().params.items())
+                    d[text(prm.name)] = text(prm.value);
+                return d;
+            },
+            "the Content-Type parameters (RFC 2231 values joined and decoded)")
+        .def_property_readonly(
+            "headers",
+            [](const part& p) {
+                py::list out;
+                for (const auto& f : p.view().headers())
+                    out.append(py::make_tuple(text(f.name()), text(f.value())));
+                return out;
+            },
+            "every header field in order, as (name, unfolded value)")
         .def(
             "header",
-            [](const part& p, std::string_view name) -> std::optional<std::string> {
-                auto f = p.view().header(name);
-                if (!f) return std::nullopt;
-                return std::string(f->value());
+            [](const part& p, py::handle name) -> py::object {
+                auto f = p.view().header(arg_text(name, "Part.header"));
+                if (!f) return py::none();
+                return text(f->value());
             },
             py::arg("name"), "The first field of that name (case-insensitive), unfolded, or None.")
+        .MHTML_TEXT(part, "encoding", mime::transfer_encoding_name(self.view().encoding()),
+                    "the Content-Transfer-Encoding")
+        .MHTML_TEXT(part, "content_id", self.view().content_id(), "without angle brackets, or None")
+        .MHTML_TEXT(part, "content_location", self.view().content_location(),
+                    "as written (unfolded), or None")
         .def_property_readonly(
-            "encoding",
+            "resolved_location",
             [](const part& p) {
-                return std::string(mime::transfer_encoding_name(p.view().encoding()));
-            })
-        .def_property_readonly("content_id", [](const part& p) { return p.view().content_id(); })
-        .def_property_readonly("content_location",
-                               [](const part& p) { return p.view().content_location(); })
-        .def_property_readonly("resolved_location",
-                               [](const part& p) { return p.s->aggregate().location(p.view()); })
-        .def_property_readonly("base",
-                               [](const part& p) { return p.s->aggregate().info(p.view()).base; })
-        .def_property_readonly("disposition",
-                               [](const part& p) -> std::optional<std::string> {
-                                   auto d = p.view().disposition();
-                                   if (!d) return std::nullopt;
-                                   return d->type;
-                               })
-        .def_property_readonly("is_leaf", [](const part& p) { return p.view().is_leaf(); })
-        .def_property_readonly("kind",
-                               [](const part& p) {
-                                   switch (p.view().kind()) {
-                                       case mime::entity_kind::leaf:
-                                           return "leaf";
-                                       case mime::entity_kind::multipart:
-                                           return "multipart";
-                                       case mime::entity_kind::message:
-                                           return "message";
-                                   }
-                                   return "leaf";
-                               })
-        .def_property_readonly("offset", [](const part& p) { return p.view().input_offset(); })
-        .def_property_readonly("in_decoded_body",
-                               [](const part& p) { return p.view().in_decoded_body(); })
-        .def_property_readonly("encoded_size",
-                               [](const part& p) { return p.view().raw_body().size(); })
+                const archive::aggregate& agg = p.s->aggregate();
+                return text(agg.location(p.view()));
+            },
+            "the Content-Location resolved as MHTML does, or None")
+        .def_property_readonly(
+            "base",
+            [](const part& p) {
+                const archive::aggregate& agg = p.s->aggregate();
+                std::string b;
+                {
+                    py::gil_scoped_release nogil;  // an HTML part is scanned for <base href>
+                    b = agg.info(p.view()).base;
+                }
+                return text(b);
+            },
+            "the base URI of its body (chapter 5 of the MHTML draft)")
+        .def_property_readonly(
+            "disposition",
+            [](const part& p) -> py::object {
+                auto d = p.view().disposition();
+                if (!d) return py::none();
+                return text(d->type);
+            },
+            "the Content-Disposition type, or None")
+        .def_property_readonly(
+            "is_leaf", [](const part& p) { return p.view().is_leaf(); },
+            "neither a multipart nor a message")
+        .def_property_readonly(
+            "kind",
+            [](const part& p) {
+                switch (p.view().kind()) {
+                    case mime::entity_kind::leaf:
+                        return "leaf";
+                    case mime::entity_kind::multipart:
+                        return "multipart";
+                    case mime::entity_kind::message:
+                        return "message";
+                }
+                return "leaf";
+            },
+            "'leaf', 'multipart' or 'message'")
+        .def_property_readonly(
+            "offset", [](const part& p) { return p.view().input_offset(); },
+            "offset of its header block in the input")
+        .def_property_readonly(
+            "in_decoded_body", [](const part& p) { return p.view().in_decoded_body(); },
+            "found inside a decoded body (an encoded multipart read anyway)")
+        .def_property_readonly(
+            "encoded_size", [](const part& p) { return p.view().raw_body().size(); },
+            "octets of its body as written")
         .def_property_readonly(
             "raw", [](const part& p) { return view_of(p.s, p.view().raw()); },
             "The whole entity as written (header and body): a read-only memoryview, no copy.")
@@ -384,29 +481,39 @@ PYBIND11_MODULE(_mhtml, m) {
         .def(
             "decode", [](const part& p) { return py::bytes(decode(p)); },
             "The body with its Content-Transfer-Encoding removed (bytes).")
-        .def_property_readonly("children",
-                               [](const part& p) {
-                                   std::vector<part> out;
-                                   for (const auto& k : p.view().children())
-                                       out.push_back(part{p.s, k.index()});
-                                   return out;
-                               })
-        .def_property_readonly("parent",
-                               [](const part& p) -> std::optional<part> {
-                                   auto q = p.view().parent();
-                                   if (!q) return std::nullopt;
-                                   return part{p.s, q->index()};
-                               })
+        .def_property_readonly(
+            "children",
+            [](const part& p) {
+                std::vector<part> out;
+                for (const auto& k : p.view().children()) out.push_back(part{p.s, k.index()});
+                return out;
+            },
+            "its body parts (a multipart) or its message (a message)")
+        .def_property_readonly(
+            "parent",
+            [](const part& p) -> std::optional<part> {
+                auto q = p.view().parent();
+                if (!q) return std::nullopt;
+                return part{p.s, q->index()};
+            },
+            "the entity it is in, or None")
+        .def("__eq__",
+             [](const part& a, const part& b) { return a.s == b.s && a.index == b.index; })
+        .def("__hash__",
+             [](const part& p) {
+                 return std::hash<const void*>()(p.s.get()) ^ std::hash<std::uint32_t>()(p.index);
+             })
         .def("__repr__", [](const part& p) {
             const auto v = p.view();
-            return "<Part '" + v.path() + "' " + v.content_type().essence() + ">";
+            return text("<Part '" + v.path() + "' " + v.content_type().essence() + ">");
         });
 
     py::class_<document>(
         m, "Document",
         "A parsed MIME document (mhtml.parse). Its parts, the aggregate (root, bases,\n"
         "references and what they name), conformance findings, and the viewers.")
-        .def_property_readonly("size", [](const document& d) { return d.s->doc->bytes().size(); })
+        .def_property_readonly(
+            "size", [](const document& d) { return d.s->doc->bytes().size(); }, "input octets")
         .def_property_readonly(
             "bytes", [](const document& d) { return view_of(d.s, d.s->doc->bytes()); },
             "The input: a read-only memoryview (of the mapped file for a path).")
@@ -422,13 +529,15 @@ PYBIND11_MODULE(_mhtml, m) {
             "Every entity, depth first (the message itself first).")
         .def(
             "find",
-            [](const document& d, std::string_view path) {
-                return wrap(d.s, d.s->doc->find(path == "." ? std::string_view() : path));
+            [](const document& d, py::handle path) {
+                const std::string p = arg_text(path, "Document.find");
+                return wrap(d.s, d.s->doc->find(p == "." ? std::string_view() : p));
             },
             py::arg("path"),
             "The part with this IMAP-style path ('' or '.' = the message), or None.")
-        .def_property_readonly("diagnostics",
-                               [](const document& d) { return d.s->doc->diagnostics(); })
+        .def_property_readonly(
+            "diagnostics", [](const document& d) { return d.s->doc->diagnostics(); },
+            "What the parser found, in input order.")
         .def_property_readonly(
             "root",
             [](const document& d) {
@@ -437,16 +546,16 @@ PYBIND11_MODULE(_mhtml, m) {
             "The page: the root of the first multipart/related, or the message's own root.")
         .def_property_readonly(
             "snapshot_location",
-            [](const document& d) { return d.s->aggregate().snapshot_location(); })
+            [](const document& d) { return text(d.s->aggregate().snapshot_location()); },
+            "Chromium's Snapshot-Content-Location (the page's URL), or None")
         .def_property_readonly(
             "related",
             [](const document& d) {
                 py::list out;
                 for (const auto& rs : d.s->aggregate().related()) {
                     py::dict x;
-                    x["path"] = rs.part.path();
-                    x["root"] =
-                        rs.root.root ? py::object(py::str(rs.root.root->path())) : py::none();
+                    x["path"] = text(rs.part.path());
+                    x["root"] = rs.root.root ? py::object(text(rs.root.root->path())) : py::none();
                     out.append(x);
                 }
                 return out;
@@ -454,35 +563,54 @@ PYBIND11_MODULE(_mhtml, m) {
             "Each multipart/related: its path and the path of its root.")
         .def(
             "resolve",
-            [](const document& d, std::string_view url, std::optional<std::string_view> base) {
+            [](const document& d, py::handle url, py::handle base) {
+                const std::string u = arg_text(url, "Document.resolve");
                 const auto& agg = d.s->aggregate();
                 mime::part_view from = agg.main_root();
-                if (base) {
-                    auto b = d.s->doc->find(*base == "." ? std::string_view() : *base);
-                    if (!b) throw py::key_error("no part " + std::string(*base));
-                    from = *b;
+                if (!base.is_none()) {
+                    const std::string b = arg_text(base, "Document.resolve");
+                    auto found = d.s->doc->find(b == "." ? std::string_view() : b);
+                    if (!found) raise(PyExc_KeyError, "no part " + b);
+                    from = *found;
                 }
-                return wrap(d.s, agg.resolve(from, url).target);
+                std::optional<mime::part_view> target;
+                {
+                    py::gil_scoped_release nogil;
+                    target = agg.resolve(from, u).target;
+                }
+                return wrap(d.s, target);
             },
             py::arg("url"), py::arg("base") = py::none(),
-            "The part that `url` names, resolved as the root (or the part with path `base`) would "
-            "resolve it; None if none.")
+            "The part that `url` names, resolved as the root (or the part with path `base`)\n"
+            "would resolve it; None if none.")
         .def(
             "decode_leaves",
             [](const document& d) {
-                // Decoded with the GIL released, each into its own string; then made bytes.
-                std::vector<std::string> bodies;
-                {
-                    py::gil_scoped_release nogil;
-                    for (std::size_t i = 0; i < d.s->doc->size(); ++i) {
-                        const mime::part_view p = d.s->doc->part(i);
-                        if (!p.is_leaf()) continue;
-                        p.decode_to(bodies.emplace_back());
+                // Leaves are decoded into one reused buffer (its pages stay mapped), up to
+                // 64 MiB at a time with the GIL released; then each is copied into its bytes
+                // object with the GIL held. One fresh allocation per body, not two.
+                py::list out;
+                std::string buf;
+                std::vector<std::size_t> ends;
+                const std::size_t n = d.s->doc->size();
+                for (std::size_t i = 0; i < n;) {
+                    buf.clear();
+                    ends.clear();
+                    {
+                        py::gil_scoped_release nogil;
+                        for (; i < n && buf.size() < (std::size_t{64} << 20); ++i) {
+                            const mime::part_view p = d.s->doc->part(i);
+                            if (!p.is_leaf()) continue;
+                            p.decode_to(buf);
+                            ends.push_back(buf.size());
+                        }
+                    }
+                    std::size_t begin = 0;
+                    for (const std::size_t end : ends) {
+                        out.append(py::bytes(buf.data() + begin, end - begin));
+                        begin = end;
                     }
                 }
-                py::list out(bodies.size());
-                for (std::size_t i = 0; i < bodies.size(); ++i)
-                    out[i] = py::bytes(bodies[i]);
                 return out;
             },
             "The decoded body of every leaf, depth first (one call: cheaper than Part.decode() "
@@ -502,7 +630,8 @@ PYBIND11_MODULE(_mhtml, m) {
         .def("extract", &extract_to, py::arg("dir"), py::kw_only(), py::arg("force") = false,
              py::arg("offline") = false, py::arg("allow_scripts") = false,
              py::arg("part") = py::none(),
-             "Writes the page as a folder a browser opens (dir/index.html); returns the report.")
+             "Writes the page as a folder a browser opens (dir/index.html); returns the report.\n"
+             "OSError when the folder cannot be written (or exists, without force).")
         .def("inline", &inline_of, py::kw_only(), py::arg("offline") = false,
              py::arg("allow_scripts") = false,
              "The page as one self-contained HTML file (bytes), parts as data: URIs.")
@@ -514,54 +643,65 @@ PYBIND11_MODULE(_mhtml, m) {
 
     m.def(
         "parse",
-        [](py::object source, std::optional<std::size_t> max_parts,
-           std::optional<std::size_t> max_depth) {
+        [](py::object source, py::handle max_parts, py::handle max_depth, bool mmap) {
             const parse_limits limits = limits_from(max_parts, max_depth);
             if (py::isinstance<py::bytes>(source))
                 return parse_bytes(source.cast<py::bytes>(), limits);
-            if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__"))
-                return parse_path(
-                    py::module_::import("os").attr("fspath")(source).cast<std::filesystem::path>(),
-                    limits);
-            if (PyObject_CheckBuffer(source.ptr()))
-                return parse_buffer(source.cast<py::buffer>(), limits);
+            if (py::isinstance<py::str>(source) || py::hasattr(source, "__fspath__")) {
+                py::object p = py::module_::import("os").attr("fsencode")(source);
+                return parse_path(std::string(p.cast<py::bytes>()), limits, mmap);
+            }
+            if (PyObject_CheckBuffer(source.ptr())) return parse_buffer(source, limits);
             throw py::type_error("mhtml.parse: bytes, a buffer, or a path (str or os.PathLike)");
         },
         py::arg("source"), py::kw_only(), py::arg("max_parts") = py::none(),
-        py::arg("max_depth") = py::none(),
-        "Parses a MIME document. `source`: bytes (borrowed, not copied), a path (memory-mapped),\n"
-        "or another buffer (copied). Never fails on bad MIME: see Document.diagnostics.");
+        py::arg("max_depth") = py::none(), py::arg("mmap") = true,
+        "Parses a MIME document. `source`: bytes (borrowed, not copied), a path (a regular file:\n"
+        "memory-mapped, or read into memory with mmap=False: a mapped file that another program\n"
+        "cuts while the document lives makes reading it fault), or another buffer (copied).\n"
+        "Never fails on bad MIME: see Document.diagnostics. Text that is not UTF-8 comes back\n"
+        "with lone surrogates ('surrogateescape').");
 
     py::module_ url =
         m.def_submodule("url", "URL functions (RFC 3986 as MHTML uses it, cid:/mid:).");
     url.def(
         "resolve",
-        [](std::string_view base, std::string_view ref) { return uri::resolve(base, ref); },
+        [](py::handle base, py::handle ref) {
+            return text(uri::resolve(arg_text(base, "url.resolve"), arg_text(ref, "url.resolve")));
+        },
         py::arg("base"), py::arg("ref"),
         "RFC 3986 resolution, octet-exact; None when base is not absolute.");
     url.def(
         "cid_to_content_id",
-        [](std::string_view u) { return value_or_raise(uri::cid_to_content_id(u)); },
+        [](py::handle u) {
+            return text(value_or_raise(uri::cid_to_content_id(arg_text(u, "url"))));
+        },
         py::arg("url"), "cid: URL -> Content-ID field value (<...>).");
     url.def(
         "content_id_to_cid",
-        [](std::string_view v) { return value_or_raise(uri::content_id_to_cid(v)); },
+        [](py::handle v) {
+            return text(value_or_raise(uri::content_id_to_cid(arg_text(v, "content_id"))));
+        },
         py::arg("content_id"), "Content-ID field value -> cid: URL.");
     url.def(
         "mid_to_ids",
-        [](std::string_view u) {
-            auto ids = value_or_raise(uri::mid_to_ids(u));
-            return std::make_pair(ids.message_id, ids.content_id);
+        [](py::handle u) {
+            auto ids = value_or_raise(uri::mid_to_ids(arg_text(u, "url")));
+            return py::make_tuple(text(ids.message_id), text(ids.content_id));
         },
         py::arg("url"), "mid: URL -> (Message-ID, Content-ID or '').");
     url.def(
         "ids_to_mid",
-        [](std::string_view mid, std::string_view cid) {
-            return value_or_raise(uri::ids_to_mid(mid, cid));
+        [](py::handle mid, py::handle cid) {
+            return text(value_or_raise(
+                uri::ids_to_mid(arg_text(mid, "message_id"), arg_text(cid, "content_id"))));
         },
         py::arg("message_id"), py::arg("content_id") = "",
         "Message-ID (and Content-ID) -> mid: URL.");
-    url.def("id_key", &uri::id_key, py::arg("field"),
-            "An id as mhtml compares it: brackets and comments dropped.");
-    url.def("normalize", &uri::normalize, py::arg("ref"), "RFC 3986 syntax-based normalisation.");
+    url.def(
+        "id_key", [](py::handle f) { return text(uri::id_key(arg_text(f, "field"))); },
+        py::arg("field"), "An id as mhtml compares it: brackets and comments dropped.");
+    url.def(
+        "normalize", [](py::handle r) { return text(uri::normalize(arg_text(r, "ref"))); },
+        py::arg("ref"), "RFC 3986 syntax-based normalisation.");
 }
