@@ -32,10 +32,13 @@ cmds=("$mhtml batch $data/batch --ls --jobs 1 -o /dev/null"
       "$py $data/batch"
       "$py --threads 2 $data/batch")
 declare -A samples
+timing=$(mktemp)
+trap 'rm -f "$timing"' EXIT
 for r in $(seq "$rounds"); do
   for i in "${!names[@]}"; do
     k=$(( (i + r) % ${#names[@]} ))  # rotate the order from round to round
-    s=$( { /usr/bin/time -f '%e' ${cmds[$k]} >/dev/null 2>/dev/null; } 2>&1 | tail -1 )
+    /usr/bin/time -o "$timing" -f '%e' ${cmds[$k]} >/dev/null 2>&1
+    s=$(tail -1 "$timing")
     samples[${names[$k]}]+="$s "
   done
 done
