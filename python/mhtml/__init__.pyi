@@ -140,6 +140,11 @@ class Document:
         """The page as one self-contained HTML file."""
     def __len__(self) -> int: ...
 
+def repair(source: Union[builtins.bytes, bytearray, memoryview, str, "os.PathLike[str]"], *,
+           target: str = "chromium", keep_labels: bool = False,
+           drop_unreferenced: bool = False) -> dict[str, object]:
+    """Repairs an archive as `mhtml repair`: {"output": bytes, "changes": [...], ...}."""
+
 def parse(source: Union[builtins.bytes, bytearray, memoryview, str, "os.PathLike[str]"], *,
           max_parts: Optional[int] = None, max_depth: Optional[int] = None,
           mmap: bool = True) -> Document:

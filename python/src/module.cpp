@@ -24,6 +24,7 @@
 #include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/pack/repair.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/version.hpp"
@@ -310,6 +311,51 @@ py::bytes inline_of(const document& d, bool offline, bool allow_scripts) {
     }
     if (!r.ok()) raise_view_error(r.error_code, r.error);
     return py::bytes(page);
+}
+
+// mhtml.repair: the repaired archive and what was changed (as `mhtml repair --json`).
+py::dict repair_of(py::object source, const std::string& target, bool keep_labels,
+                   bool drop_unreferenced) {
+    if (target != "chromium" && target != "rfc")
+        throw py::value_error("mhtml.repair: target is 'chromium' or 'rfc'");
+    // The input's octets: those of a parsed document (bytes borrowed, a path mapped, a buffer
+    // copied), kept while repair reads them.
+    py::object doc_obj = py::module_::import("mhtml").attr("parse")(source);
+    const document& d = doc_obj.cast<const document&>();
+    pack::repair_options o;
+    o.target = target == "rfc" ? pack::repair_target::rfc : pack::repair_target::chromium;
+    o.keep_labels = keep_labels;
+    o.drop_unreferenced = drop_unreferenced;
+    std::string out;
+    pack::repair_report r;
+    {
+        py::gil_scoped_release nogil;
+        pack::string_sink sink(out);
+        r = pack::repair_bytes(d.s->doc->bytes(), sink, o);
+    }
+    if (!r.ok()) raise(PyExc_RuntimeError, "mhtml.repair: the archive could not be written");
+    py::list changes;
+    for (const pack::repair_change& c : r.changes) {
+        py::dict x;
+        x["what"] = text(c.what);
+        x["part"] = text(c.part);
+        x["offset"] = c.offset;
+        x["why"] = text(c.why);
+        x["requirement"] = text(c.requirement);
+        changes.append(x);
+    }
+    const auto texts = [](const std::vector<std::string>& v) {
+        py::list l;
+        for (const std::string& x : v) l.append(text(x));
+        return l;
+    };
+    py::dict result;
+    result["output"] = py::bytes(out);
+    result["changes"] = changes;
+    result["incomplete"] = texts(r.incomplete);
+    result["unreferenced"] = texts(r.unreferenced);
+    result["dropped"] = texts(r.dropped);
+    return result;
 }
 
 template <class T>
@@ -661,6 +707,11 @@ PYBIND11_MODULE(_mhtml, m) {
         "cuts while the document lives makes reading it fault), or another buffer (copied).\n"
         "Never fails on bad MIME: see Document.diagnostics. Text that is not UTF-8 comes back\n"
         "with lone surrogates ('surrogateescape').");
+
+    m.def("repair", &repair_of, py::arg("source"), py::kw_only(), py::arg("target") = "chromium",
+          py::arg("keep_labels") = false, py::arg("drop_unreferenced") = false,
+          "Repairs an archive as `mhtml repair` does: returns {'output': bytes, 'changes': [...],\n"
+          "'incomplete': [...], 'unreferenced': [...], 'dropped': [...]}. `source` as for parse.");
 
     py::module_ url =
         m.def_submodule("url", "URL functions (RFC 3986 as MHTML uses it, cid:/mid:).");

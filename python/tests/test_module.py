@@ -276,3 +276,21 @@ def test_url_is_a_module_and_parts_compare():
     doc = mhtml.parse(PAGE)
     assert doc.root == doc.find("1") and doc.root != doc.find("2")
     assert len({doc.root, doc.find("1")}) == 1
+
+
+REPAIR_SAMPLES = [p for p in CORPUS if b"\nDate:" in p.read_bytes()[:4096]][:10]
+
+
+@pytest.mark.parametrize("path", REPAIR_SAMPLES, ids=[p.name for p in REPAIR_SAMPLES])
+def test_repair_writes_what_the_cli_writes(path, tmp_path):
+    # Archives with a Date: repair keeps it, so the output is deterministic.
+    r = subprocess.run([CLI, "repair", str(path), "-o", str(tmp_path / "cli.mhtml"), "--json"],
+                       capture_output=True)
+    assert r.returncode in (0, 1), r.stderr
+    got = mhtml.repair(path)
+    assert got["output"] == (tmp_path / "cli.mhtml").read_bytes()
+    want = json.loads(r.stdout)
+    assert [c["what"] for c in got["changes"]] == [c["what"] for c in want["changes"]]
+    assert mhtml.repair(got["output"])["output"] == got["output"]  # idempotent
+    with pytest.raises(ValueError):
+        mhtml.repair(path, target="firefox")
