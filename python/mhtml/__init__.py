@@ -18,9 +18,9 @@ process (pybind11's GIL release at finalization): join such threads before exiti
 import sys as _sys
 
 from ._mhtml import (Diagnostic, Document, Finding, Part, Reference, __version__, parse,
-                     repair, url)
+                     pack, repair, url)
 
 _sys.modules[__name__ + ".url"] = url  # `import mhtml.url`, `from mhtml.url import resolve`
 
-__all__ = ["parse", "repair", "Document", "Part", "Reference", "Diagnostic", "Finding", "url",
+__all__ = ["parse", "pack", "repair", "Document", "Part", "Reference", "Diagnostic", "Finding", "url",
            "__version__"]

@@ -140,6 +140,10 @@ class Document:
         """The page as one self-contained HTML file."""
     def __len__(self) -> int: ...
 
+def pack(source: Union[str, "os.PathLike[str]"], *, method: str = "content-location",
+         base: str = "", all: bool = False) -> dict[str, object]:
+    """Packs a local page into one archive, as `mhtml pack`: {"output": bytes, "parts": n, ...}."""
+
 def repair(source: Union[builtins.bytes, bytearray, memoryview, str, "os.PathLike[str]"], *,
            target: str = "chromium", keep_labels: bool = False,
            drop_unreferenced: bool = False) -> dict[str, object]:

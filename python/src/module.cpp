@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -24,7 +25,9 @@
 #include "mhtml/input.hpp"
 #include "mhtml/limits.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/pack/collect.hpp"
 #include "mhtml/pack/repair.hpp"
+#include "mhtml/pack/writer.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/version.hpp"
@@ -355,6 +358,53 @@ py::dict repair_of(py::object source, const std::string& target, bool keep_label
     result["incomplete"] = texts(r.incomplete);
     result["unreferenced"] = texts(r.unreferenced);
     result["dropped"] = texts(r.dropped);
+    return result;
+}
+
+// mhtml.pack: a local page (a file, a folder, an extract folder) as one archive (as `mhtml
+// pack`, without its network sources).
+py::dict pack_of(const std::filesystem::path& source, const std::string& method,
+                 const std::string& base, bool all) {
+    pack::collect_options co;
+    if (method == "content-location")
+        co.method = pack::method::content_location;
+    else if (method == "cid")
+        co.method = pack::method::cid;
+    else if (method == "filename")
+        co.method = pack::method::filename;
+    else
+        throw py::value_error("mhtml.pack: method is 'content-location', 'cid' or 'filename'");
+    co.base = base;
+    co.all = all;
+    std::string out;
+    pack::collection c;
+    pack::write_report r;
+    {
+        py::gil_scoped_release nogil;
+        c = pack::collect(source, co);
+        if (c.ok() && !c.resources.empty()) {
+            pack::writer_options wo;
+            wo.method = co.method;
+            pack::string_sink sink(out);
+            pack::writer w(sink, wo);
+            w.expect(std::span(c.resources).subspan(1));
+            bool ok = w.root(c.resources.front());
+            for (std::size_t i = 1; ok && i < c.resources.size(); ++i) ok = w.add(c.resources[i]);
+            r = w.finish();
+        }
+    }
+    if (!c.ok()) {
+        const bool os = c.error_code == "not_found" || c.error_code == "io_error";
+        raise(os ? PyExc_OSError : PyExc_ValueError, c.error_code + ": " + c.error);
+    }
+    if (c.resources.empty()) raise(PyExc_ValueError, "no_root: nothing to pack");
+    if (!r.ok()) raise(PyExc_RuntimeError, "mhtml.pack: the archive could not be written");
+    py::dict result;
+    result["output"] = py::bytes(out);
+    result["parts"] = c.resources.size();
+    py::list diags;
+    for (const diagnostic& d : c.diagnostics) diags.append(py::cast(d));
+    result["diagnostics"] = diags;
     return result;
 }
 
@@ -708,6 +758,12 @@ PYBIND11_MODULE(_mhtml, m) {
         "Never fails on bad MIME: see Document.diagnostics. Text that is not UTF-8 comes back\n"
         "with lone surrogates ('surrogateescape').");
 
+    m.def("pack", &pack_of, py::arg("source"), py::kw_only(),
+          py::arg("method") = "content-location", py::arg("base") = "", py::arg("all") = false,
+          "Packs a local page (an HTML file, a folder with index.html, or a folder `mhtml\n"
+          "extract` wrote) into one archive, as `mhtml pack` does: returns {'output': bytes,\n"
+          "'parts': n, 'diagnostics': [...]}. method: 'content-location', 'cid' or 'filename';\n"
+          "base: an absolute URL standing for the page's folder; all: also unreferenced files.");
     m.def("repair", &repair_of, py::arg("source"), py::kw_only(), py::arg("target") = "chromium",
           py::arg("keep_labels") = false, py::arg("drop_unreferenced") = false,
           "Repairs an archive as `mhtml repair` does: returns {'output': bytes, 'changes': [...],\n"

@@ -294,3 +294,28 @@ def test_repair_writes_what_the_cli_writes(path, tmp_path):
     assert mhtml.repair(got["output"])["output"] == got["output"]  # idempotent
     with pytest.raises(ValueError):
         mhtml.repair(path, target="firefox")
+
+
+def test_pack_writes_the_page_the_cli_packs(tmp_path):
+    site = tmp_path / "site"
+    (site / "img").mkdir(parents=True)
+    (site / "index.html").write_bytes(b"<link rel=stylesheet href=s.css><img src=img/a.png>")
+    (site / "s.css").write_bytes(b"body{background:url(img/a.png)}")
+    (site / "img" / "a.png").write_bytes(b"\x89PNG-data")
+    got = mhtml.pack(site, base="https://e.example/")
+    assert got["parts"] == 3
+    subprocess.run([CLI, "pack", str(site), "--base", "https://e.example/", "-o",
+                    str(tmp_path / "cli.mhtml")], check=True, capture_output=True)
+    def leaves(doc):
+        return {p.content_location: p.decode() for p in doc.parts if p.is_leaf}
+    assert leaves(mhtml.parse(got["output"])) == leaves(mhtml.parse(tmp_path / "cli.mhtml"))
+    doc = mhtml.parse(got["output"])
+    assert doc.root.content_location == "https://e.example/index.html"
+    assert doc.resolve("img/a.png").decode() == b"\x89PNG-data"
+    assert not [d for d in doc.diagnostics if d.severity == "error"]
+    cid = mhtml.parse(mhtml.pack(site, method="cid")["output"])
+    assert all(p.content_id for p in cid.parts if p.is_leaf)
+    with pytest.raises(OSError):
+        mhtml.pack(tmp_path / "missing")
+    with pytest.raises(ValueError):
+        mhtml.pack(site, method="zip")
