@@ -108,60 +108,61 @@ public:
     runner_state(const batch_options& o, job j, line_sink& sink, counters& c)
         : o_(o), job_(j), sink_(sink), c_(c) {}
 
-    // One archive (a file, or a message of a mailbox): its line.
+    // One archive (a file, or a message of a mailbox): its line. A failure inside the job is
+    // a line of its own (failure()), so a half-written object is never written.
     void archive(const std::string& key, const std::string& file,
                  std::optional<std::uint64_t> number, std::string_view bytes) {
         std::string line;
         json_writer w(line);
-        w.begin_object();
-        w.key("key");
-        w.string(key);
-        w.key("file");
-        w.string(file);
+        begin_line(w, key, file);
         if (number) {
             w.key("message");
             w.number(*number);
         }
         w.key("size");
         w.number(bytes.size());
-        bool ok = true;
         try {
             work(w, key, bytes);
         } catch (const std::exception& e) {
-            ok = false;
-            w.key("error");
-            w.string(e.what());
+            failure(key, file, e.what(), number);
+            return;
         }
+        c_.bytes += bytes.size();
+        end_line(w, line, true);
+    }
+
+    void failure(const std::string& key, const std::string& file, const std::string& why,
+                 std::optional<std::uint64_t> number = std::nullopt) {
+        std::string line;
+        json_writer w(line);
+        begin_line(w, key, file);
+        if (number) {
+            w.key("message");
+            w.number(*number);
+        }
+        w.key("error");
+        w.string(why);
+        end_line(w, line, false);
+    }
+
+private:
+    static void begin_line(json_writer& w, const std::string& key, const std::string& file) {
+        w.begin_object();
+        w.key("key");  // first: --resume reads it back from the start of the line
+        w.string(key);
+        w.key("file");
+        w.string(file);
+    }
+    void end_line(json_writer& w, std::string& line, bool ok) {
         w.key("ok");
         w.boolean(ok);
         w.end_object();
         line += '\n';
         ++c_.archives;
         if (!ok) ++c_.failures;
-        c_.bytes += bytes.size();
         if (!sink_.write(line)) throw std::runtime_error("cannot write the output");
     }
 
-    void failure(const std::string& key, const std::string& file, const std::string& why) {
-        std::string line;
-        json_writer w(line);
-        w.begin_object();
-        w.key("key");
-        w.string(key);
-        w.key("file");
-        w.string(file);
-        w.key("error");
-        w.string(why);
-        w.key("ok");
-        w.boolean(false);
-        w.end_object();
-        line += '\n';
-        ++c_.archives;
-        ++c_.failures;
-        if (!sink_.write(line)) throw std::runtime_error("cannot write the output");
-    }
-
-private:
     void work(json_writer& w, const std::string& key, std::string_view bytes) {
         mime::parse_options po;
         po.limits = o_.limits;
