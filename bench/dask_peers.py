@@ -28,7 +28,7 @@ def main():
     clusters = {}
     for workers in (1, 2):
         cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=None)
+                                           host="127.0.0.1", dashboard_address="127.0.0.1:0")
         clusters[workers] = (cluster, distributed.Client(cluster, set_as_default=False))
     samples = {1: [], 2: []}
     for r in range(a.n):

@@ -21,7 +21,7 @@ DATA = pathlib.Path(os.environ["MHTML_TEST_DATA"])
 @pytest.fixture(scope="module")
 def client():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None)
+                                       host="127.0.0.1", dashboard_address="127.0.0.1:0")
     c = distributed.Client(cluster)
     yield c
     c.close()
