@@ -127,13 +127,17 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
         if (fs::is_directory(st)) {
             walk(e, out, depth + 1);
         } else if (fs::is_regular_file(st)) {
+            // A message by its name (not opened here: a folder of 100,000 saved pages is listed
+            // without reading them); any other file is a mailbox if it starts like one.
+            if (message_name(e)) {
+                out.files.push_back({e, source_kind::message, {}, {}, {}, 0, 0});
+                continue;
+            }
             const auto head = file_head(e);
-            if (!head && (message_name(e) || e.extension() == ".mbox" || e.extension().empty()))
+            if (!head && (e.extension() == ".mbox" || e.extension().empty()))
                 unreadable(e, out);
             else if (head && looks_like_mbox(*head))
                 out.files.push_back({e, source_kind::mbox, {}, {}, {}, 0, 0});
-            else if (message_name(e))
-                out.files.push_back({e, source_kind::message, {}, {}, {}, 0, 0});
         }
     }
 }

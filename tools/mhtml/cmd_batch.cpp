@@ -283,6 +283,42 @@ private:
     counters& c_;
 };
 
+// A file of at most 8 MiB is read into the worker's reused buffer rather than mapped: with
+// several threads in one process, mapping and unmapping a file per archive makes every
+// thread wait on the process's memory map (and munmap interrupts the other cores to flush
+// their TLBs). True when it was read (or failed: `ec`); false for a larger file, to be mapped.
+bool read_small(const std::string& path, std::string& buf, std::string_view& bytes,
+                std::error_code& ec) {
+    constexpr std::size_t limit = std::size_t{8} << 20;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ec = std::error_code(errno, std::generic_category());
+        return true;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        static_cast<std::uint64_t>(st.st_size) > limit) {
+        ::close(fd);
+        return false;
+    }
+    buf.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (done < buf.size()) {
+        const ssize_t n = ::read(fd, buf.data() + done, buf.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            ec = std::error_code(errno, std::generic_category());
+            break;
+        }
+        if (n == 0) break;  // it shrank meanwhile: what is there
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    buf.resize(done);
+    bytes = buf;
+    return true;
+}
+
 // What an earlier run finished: the keys of the whole lines of FILE, as written there (JSON
 // strings, quotes included; compared with json::quoted of a key). A cut last line is dropped
 // from the file, so that appending goes on after the last whole line.
@@ -371,26 +407,32 @@ int run_batch(const batch_options& o) {
     std::atomic<std::size_t> next{0};
     std::atomic<bool> write_failed{false};
     const auto worker = [&] {
+        std::string small;  // this worker's buffer for small files (see read_small)
         for (std::size_t i = next++; i < listing.files.size() && !write_failed; i = next++) {
             const store::source_file& f = listing.files[i];
             const std::string path = f.path.string();
             try {
                 std::error_code ec;
-                input_buffer in = input_buffer::open(path, ec);
+                std::string_view bytes;
+                input_buffer in;
+                if (!read_small(path, small, bytes, ec)) {
+                    in = input_buffer::open(path, ec);
+                    bytes = in.bytes();
+                }
                 if (ec) {
                     if (!is_done(path)) state.failure(path, path, "cannot read: " + ec.message());
                 } else if (f.kind == store::source_kind::mbox) {
-                    const store::mbox_split split = store::split_mbox(in.bytes(), o.format);
+                    const store::mbox_split split = store::split_mbox(bytes, o.format);
                     std::string storage;
                     for (std::size_t m = 0; m < split.messages.size(); ++m) {
                         const std::string key = path + "#" + std::to_string(m + 1);
                         if (is_done(key)) continue;
-                        state.archive(key, path, m + 1,
-                                      store::message_text(in.bytes(), split.messages[m],
-                                                          split.format, storage));
+                        state.archive(
+                            key, path, m + 1,
+                            store::message_text(bytes, split.messages[m], split.format, storage));
                     }
                 } else if (!is_done(path)) {
-                    state.archive(path, path, std::nullopt, in.bytes());
+                    state.archive(path, path, std::nullopt, bytes);
                 }
             } catch (const std::exception& e) {
                 write_failed = true;

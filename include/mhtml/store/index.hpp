@@ -6,9 +6,10 @@
 /// Sources (store::list_sources) are made canonical (symbolic links and `..` resolved), so a
 /// file has one path however it is named. A Maildir (a folder with cur/ and new/) gives its
 /// messages; another folder is walked recursively (links are not followed, names starting with '.'
-/// are skipped), and in it a file that looks like an mbox is a mailbox and a file named *.eml,
-/// *.mht or *.mhtml is one message; a file named on the command line is a mailbox when it
-/// looks like one (or when a format is forced) and one message otherwise.
+/// are skipped), and in it a file named *.eml, *.mht or *.mhtml is one message (by its name:
+/// it is not opened to be listed) and any other file that looks like an mbox is a mailbox; a
+/// file named on the command line is a mailbox when it looks like one (or when a format is
+/// forced) and one message otherwise.
 ///
 /// Tables (schema version 1, PRAGMA user_version):
 ///   files(id, path, kind, format, size, mtime_ns, ctime_ns, inode, forced, head, tail,
