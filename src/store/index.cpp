@@ -4,14 +4,17 @@
 
 #include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "mhtml/detail/keyed_hash.hpp"
@@ -144,6 +147,24 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
 
 // --- SQLite ---
 
+// Another process's transaction: SQLITE_BUSY once the busy timeout has passed, or, in WAL
+// mode, SQLITE_PROTOCOL when a connection could not get a consistent view of the WAL index
+// while another was rebuilding or resetting it (a race SQLite reports rather than waits out).
+// Outside an explicit transaction a statement that met either is simply run again.
+bool contended(int rc) {
+    return (rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_PROTOCOL;
+}
+void back_off(int attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(5 * (attempt + 1), 200)));
+}
+constexpr int contention_attempts = 50;
+
+// A failure another process caused (contended() after the retries): update() runs again.
+class contention_error : public store_error {
+public:
+    using store_error::store_error;
+};
+
 struct db_handle {
     sqlite3* db = nullptr;
     std::string name;
@@ -151,15 +172,33 @@ struct db_handle {
         if (db) sqlite3_close_v2(db);
     }
     [[noreturn]] void fail(std::string_view what) const {
-        throw store_error(name + ": " + std::string(what) + ": " +
-                          (db ? sqlite3_errmsg(db) : "cannot open"));
+        const std::string msg =
+            name + ": " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "cannot open");
+        if (db && contended(sqlite3_extended_errcode(db))) throw contention_error(msg);
+        throw store_error(msg);
     }
+    // BEGIN and COMMIT may be run again after contention (COMMIT keeps the transaction open
+    // when it fails so); so may anything outside an explicit transaction.
     void exec(const char* sql) const {
-        char* err = nullptr;
-        if (sqlite3_exec(db, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+        for (int attempt = 0;; ++attempt) {
+            char* err = nullptr;
+            const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &err);
+            if (rc == SQLITE_OK) return;
             std::string msg = err ? err : "error";
             sqlite3_free(err);
-            throw store_error(name + ": " + msg + " (" + std::string(sql).substr(0, 60) + ")");
+            const bool commit = std::string_view(sql) == "COMMIT";
+            // A COMMIT that met contention may have rolled the transaction back: then it is
+            // the whole update that runs again (contention_error), not the COMMIT.
+            const bool rolled_back = commit && sqlite3_get_autocommit(db);
+            const bool again = contended(rc) && attempt < contention_attempts && !rolled_back &&
+                               (sqlite3_get_autocommit(db) || commit);
+            if (again) {
+                back_off(attempt);
+                continue;
+            }
+            msg = name + ": " + msg + " (" + std::string(sql).substr(0, 60) + ")";
+            if (contended(rc) || rolled_back) throw contention_error(msg);
+            throw store_error(msg);
         }
     }
 };
@@ -191,10 +230,17 @@ public:
     }
     /// true: a row is there.
     bool step() {
-        const int rc = sqlite3_step(s_);
-        if (rc == SQLITE_ROW) return true;
-        if (rc == SQLITE_DONE) return false;
-        h_->fail("a statement failed");
+        for (int attempt = 0;; ++attempt) {
+            const int rc = sqlite3_step(s_);
+            if (rc == SQLITE_ROW) return true;
+            if (rc == SQLITE_DONE) return false;
+            if (contended(rc) && attempt < contention_attempts && sqlite3_get_autocommit(h_->db)) {
+                sqlite3_reset(s_);  // keeps the bindings
+                back_off(attempt);
+                continue;
+            }
+            h_->fail("a statement failed");
+        }
     }
     void run() {
         step();
@@ -783,25 +829,82 @@ private:
 
 }  // namespace
 
+namespace {
+
+// One update at a time per index: an flock(2) on the database file for the whole update (SQLite
+// locks with fcntl(2), which Linux keeps apart from flock). A second `mhtml index` waits for the
+// first rather than racing it through SQLite's WAL locks, where two writers that commit often
+// can make each other fail (SQLITE_PROTOCOL); readers are not affected.
+class update_lock {
+public:
+    explicit update_lock(const std::string& db) : fd_(::open(db.c_str(), O_RDONLY | O_CLOEXEC)) {
+        if (fd_ >= 0)
+            while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+            }
+    }
+    ~update_lock() {
+        if (fd_ >= 0) ::close(fd_);  // releases the lock
+    }
+    update_lock(const update_lock&) = delete;
+    update_lock& operator=(const update_lock&) = delete;
+
+private:
+    int fd_;
+};
+
+}  // namespace
+
 index_report index::update(const std::vector<fs::path>& sources, const index_options& options) {
     if (p_->read_only) throw store_error(p_->h.name + ": opened read-only");
+    const update_lock lock(p_->h.name);
     index_report report;
     source_listing listing = list_sources(sources, options.format.has_value());
     report.problems = std::move(listing.problems);
-    writer w(p_->h, options, report);
-    std::set<std::string> seen;
-    try {
-        for (const source_file& f : listing.files) {
-            seen.insert(f.path.string());
-            w.file(f);
+    // What is committed stays committed: after contention (another process writing the index
+    // too) the update runs again, and finds the files done so far unchanged.
+    for (int attempt = 0;; ++attempt) {
+        index_report partial;
+        partial.problems = report.problems;
+        writer w(p_->h, options, partial);
+        std::set<std::string> seen;
+        try {
+            for (const source_file& f : listing.files) {
+                seen.insert(f.path.string());
+                w.file(f);
+            }
+            w.finish();
+            w.remove_missing(sources, seen, listing.unlisted);
+            if (attempt == 0) return partial;
+            // The counts of this run, plus what earlier runs did before they were cut.
+            partial.files_read += report.files_read;
+            partial.files_appended += report.files_appended;
+            partial.files_removed += report.files_removed;
+            partial.messages_added += report.messages_added;
+            partial.messages_removed += report.messages_removed;
+            partial.parts_added += report.parts_added;
+            partial.bytes_read += report.bytes_read;
+            partial.files_unchanged -=
+                std::min(partial.files_unchanged, report.files_read + report.files_appended);
+            for (diagnostic& d : report.diagnostics) partial.diagnostics.push_back(std::move(d));
+            return partial;
+        } catch (const contention_error&) {
+            sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
+            if (attempt >= 5) throw;
+            // Keep what the committed part of this run did (its files now look unchanged).
+            report.files_read += partial.files_read;
+            report.files_appended += partial.files_appended;
+            report.files_removed += partial.files_removed;
+            report.messages_added += partial.messages_added;
+            report.messages_removed += partial.messages_removed;
+            report.parts_added += partial.parts_added;
+            report.bytes_read += partial.bytes_read;
+            for (diagnostic& d : partial.diagnostics) report.diagnostics.push_back(std::move(d));
+            back_off(attempt * 10);
+        } catch (...) {
+            sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
+            throw;
         }
-        w.finish();
-        w.remove_missing(sources, seen, listing.unlisted);
-    } catch (...) {
-        sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
-        throw;
     }
-    return report;
 }
 
 namespace {

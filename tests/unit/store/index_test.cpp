@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -633,7 +634,8 @@ TEST(StoreIndex, TwoUpdatesAtOnceAddEachMessageOnce) {
             try {
                 index idx = index::open(dir / "i.db");
                 (void)idx.update({dir});
-            } catch (...) {
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "indexing process: %s\n", e.what());
                 rc = 1;
             }
             ::_exit(rc);
