@@ -52,7 +52,9 @@ def _open(path):
         import fsspec  # only for URLs
         with fsspec.open(path, "rb") as f:
             return _mhtml.parse(f.read())
-    return _mhtml.parse(path)
+    # Read, not mapped: a file cut on a shared file system while it is mapped kills the worker
+    # (SIGBUS); read, it is at worst a failed row.
+    return _mhtml.parse(path, mmap=False)
 
 
 def summarize(path, job="ls"):
@@ -116,11 +118,20 @@ def _flat(row):
     return out
 
 
+def _row_of(row, columns):
+    """A flattened row with every column (a failed archive has only key, file, error, ok)."""
+    flat = _flat(row)
+    return {c: flat.get(c) for c in columns}
+
+
 def dataframe(paths, job="ls", npartitions=None):
-    """A dask DataFrame of the summaries, nested fields flattened (diagnostics_error, ...)."""
+    """A dask DataFrame of the summaries, nested fields flattened (diagnostics_error, ...);
+    the columns are objects, so that a failed archive's row (None where it has nothing)
+    fits beside the others."""
     import pandas as pd
-    rows = bag(paths, job, npartitions).map(_flat)
-    meta = pd.DataFrame([_flat(_example(job))]).iloc[:0]
+    columns = list(_flat(_example(job)).keys())
+    meta = pd.DataFrame({c: pd.Series(dtype=object) for c in columns})
+    rows = bag(paths, job, npartitions).map(_row_of, columns=columns)
     return rows.to_dataframe(meta=meta)
 
 

@@ -72,6 +72,12 @@ def test_dataframe_jsonlines_and_extract(client, archives, tmp_path):
         assert (pathlib.Path(r["output"]) / "index.html").exists() or r["files"] >= 1
 
 
-def test_a_failure_is_a_row(client, tmp_path):
+def test_a_failure_is_a_row(client, archives, tmp_path):
     rows = mhtml.dask.bag([str(tmp_path / "missing.mhtml")]).compute()
     assert rows[0]["ok"] is False and "FileNotFoundError" in rows[0]["error"]
+    # In a DataFrame too, beside the rows of archives that were read.
+    paths = [str(p) for p in sorted(archives.iterdir())][:3] + [str(tmp_path / "missing.mhtml")]
+    df = mhtml.dask.dataframe(paths).compute()
+    assert len(df) == 4
+    assert list(df["ok"]) == [True, True, True, False]
+    assert df["parts"].iloc[3] is None

@@ -586,7 +586,10 @@ public:
     void finish() {
         if (in_transaction_) h_.exec("COMMIT");
         in_transaction_ = false;
+        committed_ = report_;  // what the index now holds of this run
     }
+    /// The report as of the last COMMIT (what survives a transaction lost to contention).
+    [[nodiscard]] const index_report& committed() const noexcept { return committed_; }
 
 private:
     // Starts a write transaction if none is open, and reads what the index has of every file
@@ -822,6 +825,7 @@ private:
     statement edges_, insert_file_, update_file_, count_messages_, delete_messages_,
         insert_message_, insert_part_, savepoint_, release_, rollback_;
     bool in_transaction_ = false;
+    index_report committed_;
     std::uint64_t pending_ = 0;
     std::vector<indexed_part> parts_;
     std::string body_;
@@ -831,13 +835,16 @@ private:
 
 namespace {
 
-// One update at a time per index: an flock(2) on the database file for the whole update (SQLite
-// locks with fcntl(2), which Linux keeps apart from flock). A second `mhtml index` waits for the
-// first rather than racing it through SQLite's WAL locks, where two writers that commit often
-// can make each other fail (SQLITE_PROTOCOL); readers are not affected.
+// One update at a time per index: an flock(2) on a lock file beside it, DB.update-lock, for the
+// whole update. A second `mhtml index` waits for the first rather than racing it through
+// SQLite's WAL locks, where two writers that commit often can make each other fail
+// (SQLITE_PROTOCOL); readers are not affected. Never a descriptor of the database itself:
+// closing any descriptor of a file drops every fcntl(2) lock the process holds on it, SQLite's
+// included.
 class update_lock {
 public:
-    explicit update_lock(const std::string& db) : fd_(::open(db.c_str(), O_RDONLY | O_CLOEXEC)) {
+    explicit update_lock(const std::string& db)
+        : fd_(::open((db + ".update-lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
         if (fd_ >= 0)
             while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
             }
@@ -890,15 +897,17 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
         } catch (const contention_error&) {
             sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
             if (attempt >= 5) throw;
-            // Keep what the committed part of this run did (its files now look unchanged).
-            report.files_read += partial.files_read;
-            report.files_appended += partial.files_appended;
-            report.files_removed += partial.files_removed;
-            report.messages_added += partial.messages_added;
-            report.messages_removed += partial.messages_removed;
-            report.parts_added += partial.parts_added;
-            report.bytes_read += partial.bytes_read;
-            for (diagnostic& d : partial.diagnostics) report.diagnostics.push_back(std::move(d));
+            // Keep what the committed part of this run did (its files now look unchanged);
+            // what the lost transaction did is done again by the next run.
+            index_report done = w.committed();
+            report.files_read += done.files_read;
+            report.files_appended += done.files_appended;
+            report.files_removed += done.files_removed;
+            report.messages_added += done.messages_added;
+            report.messages_removed += done.messages_removed;
+            report.parts_added += done.parts_added;
+            report.bytes_read += done.bytes_read;
+            for (diagnostic& d : done.diagnostics) report.diagnostics.push_back(std::move(d));
             back_off(attempt * 10);
         } catch (...) {
             sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -64,13 +64,19 @@ struct batch_options {
 class line_sink {
 public:
     explicit line_sink(int fd) : fd_(fd) {}
+    // After a failed write nothing more is written: a cut line stays the last one, which
+    // --resume drops.
     bool write(const std::string& line) {
         std::lock_guard lock(mutex_);
+        if (failed_) return false;
         std::size_t done = 0;
         while (done < line.size()) {
             const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
             if (n < 0 && errno == EINTR) continue;
-            if (n <= 0) return false;
+            if (n <= 0) {
+                failed_ = true;
+                return false;
+            }
             done += static_cast<std::size_t>(n);
         }
         return true;
@@ -79,6 +85,7 @@ public:
 private:
     int fd_;
     std::mutex mutex_;
+    bool failed_ = false;
 };
 
 // A name for an archive's output under --extract-to/--inline-to: its key with anything but
@@ -400,7 +407,7 @@ int run_batch(const batch_options& o) {
         if (is_done(key)) continue;
         std::string why = "cannot be read";
         for (const std::string& problem : listing.problems)
-            if (problem.starts_with(key)) why = problem;
+            if (problem.starts_with(key + ": ")) why = problem;
         state.failure(key, key, why);
     }
     const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -494,8 +501,7 @@ runner add_batch_command(CLI::App& app) {
                     "extract each archive into a folder of DIR (as mhtml extract)");
     cmd->add_option("--inline-to", o->inline_to,
                     "inline each archive into an .html file of DIR (as mhtml inline)");
-    bool json = true;
-    cmd->add_flag("--json", json, "JSON lines (the only output; accepted for symmetry)");
+    cmd->add_flag("--json")->description("JSON lines (the only output; accepted for symmetry)");
     cmd->add_flag("--offline", o->offline, "with --extract-to/--inline-to: as their --offline");
     cmd->add_option("--jobs,-j", o->jobs, "worker threads (default: the number of cores)")
         ->check(CLI::Range(1u, 1024u));
