@@ -44,7 +44,7 @@ std::optional<mime::part_view> part_by_path(const mime::document& doc, std::stri
     return doc.find(path == "." ? std::string_view() : path);
 }
 
-// Writes the decoded body of a leaf; `what` names it in messages.
+// Writes the decoded body of a leaf (a multipart or a message: an error naming it).
 int write_leaf(const mime::part_view& target) {
     if (!target.is_leaf()) {
         std::cerr << "mhtml cat: part " << (target.path().empty() ? "." : target.path()) << " is a "
@@ -156,7 +156,9 @@ runner add_cat_command(CLI::App& app) {
     auto o = std::make_shared<cat_options>();
     CLI::App* cmd =
         app.add_subcommand("cat", "write the decoded body of one part, named by URI or path");
-    cmd->add_option("file", o->file, "the archive (.mhtml, .mht, .eml), or - for standard input")
+    cmd->add_option("file", o->file,
+                    "the archive (.mhtml, .mht, .eml), or - for standard input; with --store and "
+                    "nothing after it, a mid: URL of a message or part in the store")
         ->required();
     cmd->add_option(
         "what", o->what,
