@@ -3,7 +3,8 @@
 # missing. Run as root (or through sudo). Safe to run again.
 #   scripts/setup-deps.sh            build + test dependencies
 #   scripts/setup-deps.sh --bench    also the peer readers for ../shared/bench (GMime, mimetic, VMime)
-#                                    and wrk, nginx and curl for bench/serve_peers.sh
+#                                    wrk, nginx and curl for bench/serve_peers.sh, notmuch and sqlite3
+#                                    for bench/index_peers.sh
 set -euo pipefail
 
 packages=(
@@ -26,7 +27,7 @@ packages=(
   chromium fonts-liberation fonts-dejavu-core fontconfig-config  # headless Chromium and its (pinned) fonts: tests/browser
 )
 if [ "${1:-}" = "--bench" ]; then
-  packages+=(time libmimetic-dev libvmime-dev libgumbo-dev wrk nginx-light curl)
+  packages+=(time libmimetic-dev libvmime-dev libgumbo-dev wrk nginx-light curl notmuch sqlite3)
 fi
 
 missing=()

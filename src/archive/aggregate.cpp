@@ -404,6 +404,31 @@ std::optional<mime::part_view> aggregate::resolve_mid(std::string_view reference
     return part(hit->second);
 }
 
+std::optional<mime::part_view> aggregate::shown_leaf(mime::part_view p) const {
+    for (int guard = 0; guard < 1000; ++guard) {
+        if (p.is_leaf()) return p;
+        const std::vector<mime::part_view> kids = p.children();
+        if (kids.empty()) return std::nullopt;
+        if (p.kind() == mime::entity_kind::message) {
+            p = kids.front();
+        } else if (is_related(p)) {
+            const auto it = std::find_if(related_.begin(), related_.end(),
+                                         [&](const related_structure& rs) { return rs.part == p; });
+            if (it == related_.end() || !it->root.root) return std::nullopt;
+            p = *it->root.root;
+        } else if (is_alternative(p)) {
+            p = kids.back();
+        } else {
+            // multipart/mixed and the like: the first HTML leaf, else the first part.
+            const auto html = std::find_if(kids.begin(), kids.end(), [](const mime::part_view& k) {
+                return k.is_leaf() && k.content_type().is("text", "html");
+            });
+            p = html != kids.end() ? *html : kids.front();
+        }
+    }
+    return std::nullopt;
+}
+
 resolution aggregate::resolve(const mime::part_view& from, std::string_view reference,
                               std::vector<diagnostic>* diags) const {
     return resolve_reference(from, reference, false, diags);

@@ -859,6 +859,19 @@ private:
     int fd_;
 };
 
+// Adds what `from` did (files read and removed, messages, parts, octets, diagnostics) to
+// `into`; the listing's counts (files, unchanged, problems) are left as they are.
+void add_work(index_report& into, index_report&& from) {
+    into.files_read += from.files_read;
+    into.files_appended += from.files_appended;
+    into.files_removed += from.files_removed;
+    into.messages_added += from.messages_added;
+    into.messages_removed += from.messages_removed;
+    into.parts_added += from.parts_added;
+    into.bytes_read += from.bytes_read;
+    for (diagnostic& d : from.diagnostics) into.diagnostics.push_back(std::move(d));
+}
+
 }  // namespace
 
 index_report index::update(const std::vector<fs::path>& sources, const index_options& options) {
@@ -881,33 +894,18 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
             }
             w.finish();
             w.remove_missing(sources, seen, listing.unlisted);
-            if (attempt == 0) return partial;
-            // The counts of this run, plus what earlier runs did before they were cut.
-            partial.files_read += report.files_read;
-            partial.files_appended += report.files_appended;
-            partial.files_removed += report.files_removed;
-            partial.messages_added += report.messages_added;
-            partial.messages_removed += report.messages_removed;
-            partial.parts_added += report.parts_added;
-            partial.bytes_read += report.bytes_read;
+            // The counts of this run, plus what earlier runs committed before they were cut
+            // (the files those read, this run found unchanged).
             partial.files_unchanged -=
                 std::min(partial.files_unchanged, report.files_read + report.files_appended);
-            for (diagnostic& d : report.diagnostics) partial.diagnostics.push_back(std::move(d));
+            add_work(partial, std::move(report));
             return partial;
         } catch (const contention_error&) {
             sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
             if (attempt >= 5) throw;
             // Keep what the committed part of this run did (its files now look unchanged);
             // what the lost transaction did is done again by the next run.
-            index_report done = w.committed();
-            report.files_read += done.files_read;
-            report.files_appended += done.files_appended;
-            report.files_removed += done.files_removed;
-            report.messages_added += done.messages_added;
-            report.messages_removed += done.messages_removed;
-            report.parts_added += done.parts_added;
-            report.bytes_read += done.bytes_read;
-            for (diagnostic& d : done.diagnostics) report.diagnostics.push_back(std::move(d));
+            add_work(report, index_report(w.committed()));
             back_off(attempt * 10);
         } catch (...) {
             sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);

@@ -39,39 +39,6 @@ bool needs_plugin(const html::reference& r, const mime::part_view& target) {
     return !(ct.is("application", "xhtml+xml") || ct.is("application", "xml"));
 }
 
-bool is_multipart(const mime::part_view& p, std::string_view subtype) {
-    return p.kind() == mime::entity_kind::multipart && p.content_type().is("multipart", subtype);
-}
-
-// The leaf a view shows for `p`: itself, the displayed alternative (the last), the root of a
-// multipart/related, the displayed part of a message; nullopt for anything else.
-std::optional<mime::part_view> shown_leaf(const archive::aggregate& agg, mime::part_view p) {
-    for (int guard = 0; guard < 1000; ++guard) {
-        if (p.is_leaf()) return p;
-        std::vector<mime::part_view> kids = p.children();
-        if (kids.empty()) return std::nullopt;
-        if (p.kind() == mime::entity_kind::message) {
-            p = kids.front();
-        } else if (is_multipart(p, "related")) {
-            const auto& all = agg.related();
-            auto it =
-                std::find_if(all.begin(), all.end(),
-                             [&](const archive::related_structure& rs) { return rs.part == p; });
-            if (it == all.end() || !it->root.root) return std::nullopt;
-            p = *it->root.root;
-        } else if (is_multipart(p, "alternative")) {
-            p = kids.back();
-        } else {
-            // multipart/mixed and the like: the first HTML leaf, else the first part.
-            auto html = std::find_if(kids.begin(), kids.end(), [](const mime::part_view& k) {
-                return k.is_leaf() && k.content_type().is("text", "html");
-            });
-            p = html != kids.end() ? *html : kids.front();
-        }
-    }
-    return std::nullopt;
-}
-
 }  // namespace
 
 int select_structure(const archive::aggregate& agg, const std::optional<std::string>& part,
@@ -97,12 +64,12 @@ mime::part_view start_part(const archive::aggregate& agg, int rs) {
     if (rs >= 0) {
         const auto& s = agg.related()[static_cast<std::size_t>(rs)];
         if (s.root.root) {
-            if (auto leaf = shown_leaf(agg, *s.root.root)) return *leaf;
+            if (auto leaf = agg.shown_leaf(*s.root.root)) return *leaf;
         }
         return s.part;
     }
     mime::part_view root = agg.document().root();
-    return shown_leaf(agg, root).value_or(root);
+    return agg.shown_leaf(root).value_or(root);
 }
 
 std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int rs,
@@ -138,7 +105,7 @@ std::vector<mime::part_view> parts_to_write(const archive::aggregate& agg, int r
             if (r.kind == html::ref_kind::base) continue;
             auto res = agg.resolve(p, r);
             if (!res.target || res.from_store) continue;
-            if (auto leaf = shown_leaf(agg, *res.target)) add(*leaf);
+            if (auto leaf = agg.shown_leaf(*res.target)) add(*leaf);
         }
     }
     return out;
@@ -208,7 +175,7 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
                 }
             }
             if (res.target && !res.from_store) {
-                if (auto leaf = shown_leaf(agg, *res.target)) {
+                if (auto leaf = agg.shown_leaf(*res.target)) {
                     if (options.block_plugins && needs_plugin(r, *leaf)) {
                         // A scheme no policy allows: the load fails and the fallback shows
                         // (a data: URL would load as an empty document instead).

@@ -121,11 +121,7 @@ public:
                  std::optional<std::uint64_t> number, std::string_view bytes) {
         std::string line;
         json_writer w(line);
-        begin_line(w, key, file);
-        if (number) {
-            w.key("message");
-            w.number(*number);
-        }
+        begin_line(w, key, file, number);
         w.key("size");
         w.number(bytes.size());
         try {
@@ -142,23 +138,24 @@ public:
                  std::optional<std::uint64_t> number = std::nullopt) {
         std::string line;
         json_writer w(line);
-        begin_line(w, key, file);
-        if (number) {
-            w.key("message");
-            w.number(*number);
-        }
+        begin_line(w, key, file, number);
         w.key("error");
         w.string(why);
         end_line(w, line, false);
     }
 
 private:
-    static void begin_line(json_writer& w, const std::string& key, const std::string& file) {
+    static void begin_line(json_writer& w, const std::string& key, const std::string& file,
+                           std::optional<std::uint64_t> number) {
         w.begin_object();
         w.key("key");  // first: --resume reads it back from the start of the line
         w.string(key);
         w.key("file");
         w.string(file);
+        if (number) {  // message `number` of the mailbox `file`
+            w.key("message");
+            w.number(*number);
+        }
     }
     void end_line(json_writer& w, std::string& line, bool ok) {
         w.key("ok");

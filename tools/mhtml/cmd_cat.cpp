@@ -78,27 +78,11 @@ int run_cat_from_store(const std::string& url) {
                   << " named " << printable(url, 400) << '\n';
         return exit_input_errors;
     }
-    // A whole message: what a reader shows of it, found inside that message: the body of a
-    // message, the root of a multipart/related, the last (preferred) alternative, the first
-    // part of any other multipart.
+    // A whole message: what a viewer shows of it (aggregate::shown_leaf: the root of its
+    // related structure, its displayed alternative, ...).
     mime::part_view shown = *part;
-    if (content_id.empty()) {
-        const archive::aggregate agg = archive::aggregate::build(part->doc());
-        for (int guard = 0; guard < 1000 && !shown.is_leaf(); ++guard) {
-            const std::vector<mime::part_view> kids = shown.children();
-            if (kids.empty()) break;
-            const auto& ct = shown.content_type();
-            std::optional<mime::part_view> next;
-            if (shown.kind() == mime::entity_kind::multipart && ct.subtype == "related")
-                for (const archive::related_structure& rs : agg.related())
-                    if (rs.part == shown && rs.root.root) next = *rs.root.root;
-            if (!next)
-                next = shown.kind() == mime::entity_kind::multipart && ct.subtype == "alternative"
-                           ? kids.back()
-                           : kids.front();
-            shown = *next;
-        }
-    }
+    if (content_id.empty())
+        shown = archive::aggregate::build(part->doc()).shown_leaf(*part).value_or(*part);
     return write_leaf(shown);
 }
 

@@ -187,6 +187,12 @@ public:
     [[nodiscard]] resolution resolve(const mime::part_view& from, const html::reference& r,
                                      std::vector<diagnostic>* diags = nullptr) const;
 
+    /// The leaf a viewer shows for `p` (a part of this aggregate's document): `p` itself when
+    /// it is a leaf, the displayed alternative of a multipart/alternative (the last), the
+    /// root of a multipart/related, the body of a message, the first HTML leaf (else the first
+    /// part) of any other multipart; nullopt when there is none.
+    [[nodiscard]] std::optional<mime::part_view> shown_leaf(mime::part_view p) const;
+
     /// The HTML document whose `<link rel=stylesheet>` names `sheet`, when `sheet` is a style
     /// sheet Blink made from a `<style>` element (a text/css part labelled with a `cid:` URL in
     /// an archive Blink wrote); nullopt otherwise, and always with `strict`. Found when the
