@@ -90,7 +90,7 @@ void unreadable(const fs::path& p, source_listing& out) {
 bool message_name(const fs::path& p) {
     std::string ext = p.extension().string();
     for (char& c : ext) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-    return ext == ".eml" || ext == ".mht" || ext == ".mhtml";
+    return ext == ".eml" || ext == ".mht" || ext == ".mhtml" || ext == ".mhtm";
 }
 
 void add_maildir(const fs::path& folder, source_listing& out) {

@@ -10,6 +10,18 @@
 
 namespace mhtml::store {
 
+std::string maildir_unique(std::string_view name) {
+    // UNIQUE:2,FLAGS (or ';' / '!' for ':'): the last such info.
+    std::size_t info = std::string_view::npos;
+    for (const char sep : {':', ';', '!'}) {
+        const char tag[] = {sep, '2', ','};
+        const std::size_t at = name.rfind(std::string_view(tag, 3));
+        if (at != std::string_view::npos && (info == std::string_view::npos || at > info))
+            info = at;
+    }
+    return std::string(name.substr(0, info));
+}
+
 bool is_maildir(const std::filesystem::path& folder) {
     std::error_code ec;
     return std::filesystem::is_directory(folder / "cur", ec) &&
@@ -50,14 +62,8 @@ maildir_listing list_maildir(const std::filesystem::path& folder) {
             m.ctime_ns =
                 static_cast<std::int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
             m.inode = static_cast<std::uint64_t>(st.st_ino);
-            // UNIQUE:2,FLAGS (or ';' / '!' for ':').
-            std::size_t info = std::string::npos;
-            for (const char sep : {':', ';', '!'}) {
-                const std::size_t at = name.rfind(std::string(1, sep) + "2,");
-                if (at != std::string::npos && (info == std::string::npos || at > info)) info = at;
-            }
-            m.unique = name.substr(0, info);
-            if (info != std::string::npos) m.flags = name.substr(info + 3);
+            m.unique = maildir_unique(name);
+            if (m.unique.size() < name.size()) m.flags = name.substr(m.unique.size() + 3);
             out.messages.push_back(std::move(m));
         }
     }

@@ -174,6 +174,15 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
                     return url;
                 }
             }
+            if (res.target && res.from_store && options.other_message) {
+                if (auto url = options.other_message(*res.target, r)) {
+                    if (const std::size_t hash = r.url.find('#'); hash != std::string::npos)
+                        *url += r.url.substr(hash);
+                    ++counts.to_parts;
+                    ++counts.from_store;
+                    return url;
+                }
+            }
             if (res.target && !res.from_store) {
                 if (auto leaf = agg.shown_leaf(*res.target)) {
                     if (options.block_plugins && needs_plugin(r, *leaf)) {

@@ -61,6 +61,13 @@ struct rewrite_options {
     /// `local` too (its part_view is of that other message's document). Documents of other
     /// messages never are: their references are resolved by another aggregate.
     bool store_parts = false;
+    /// A reference resolved through the message store to a part of another message that
+    /// `store_parts` did not take (a link to that message, a frame of it): what it becomes
+    /// (the viewer server's page of that message), or nullopt to go on as for one that names
+    /// no part (`unresolved`, `offline`).
+    std::function<std::optional<std::string>(const mime::part_view& target,
+                                             const html::reference& r)>
+        other_message;
 };
 
 /// What becomes of a reference that resolved to `target`: the new URL (without the

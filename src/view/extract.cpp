@@ -175,7 +175,8 @@ extract_report extract(const archive::aggregate& agg, const std::filesystem::pat
                                                     html_syntax,
                                                     !options.allow_scripts,
                                                     {},
-                                                    /*store_parts=*/true};
+                                                    /*store_parts=*/true,
+                                                    {}};
             detail::rewrite_counts counts;
             if (report.file_name_method) {
                 content = detail::apply_markup_edits(d.text, rewriting, counts);

@@ -75,9 +75,13 @@ private:
     }
 
     detail::rewrite_options rewriting(bool html_syntax) const {
-        return {
-            options_.offline,    !options_.allow_scripts, html_syntax, !options_.allow_scripts, {},
-            /*store_parts=*/true};
+        return {options_.offline,
+                !options_.allow_scripts,
+                html_syntax,
+                !options_.allow_scripts,
+                {},
+                /*store_parts=*/true,
+                {}};
     }
 
     void add(const detail::rewrite_counts& c, const mime::part_view& p) {

@@ -26,6 +26,7 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <set>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -36,6 +37,10 @@
 #include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/tokenizer.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/store/index.hpp"
+#include "mhtml/store/maildir.hpp"
+#include "mhtml/store/mbox.hpp"
+#include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/whatwg_url.hpp"
 #include "mhtml/view/paths.hpp"
@@ -238,6 +243,32 @@ std::optional<std::pair<file_identity, std::string>> read_file(const std::filesy
     return out;
 }
 
+// Octets [offset, offset + size) of the file open as `fd` (pread: a mailbox is not mapped, so
+// that a file cut meanwhile cannot fault the server); nullopt when fewer could be read.
+std::optional<std::string> read_range(int fd, std::uint64_t offset, std::uint64_t size) {
+    std::string buf(static_cast<std::size_t>(size), '\0');
+    std::uint64_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::pread(fd, buf.data() + done, static_cast<std::size_t>(size - done),
+                                  static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::nullopt;
+        done += static_cast<std::uint64_t>(n);
+    }
+    return buf;
+}
+
+// The id_key of the Message-ID of the message that `text` starts (its header block only is
+// read), or "".
+std::string header_message_id(std::string_view text) {
+    std::size_t end = text.find("\n\n");
+    if (const std::size_t crlf = text.find("\r\n\r\n"); crlf < end) end = crlf;
+    if (end != std::string_view::npos) text = text.substr(0, end + 2);
+    const mime::document d = mime::document::parse(text);
+    const auto f = d.root().header("Message-ID");
+    return f ? uri::id_key(f->raw_value()) : std::string();
+}
+
 struct summary {
     std::string title, original_url, date;
     std::size_t parts = 0, diagnostics = 0;
@@ -251,14 +282,23 @@ struct loaded {
     file_identity id;
     mime::document doc;
     archive::aggregate agg;
+    std::string message_id;  // of the message (id_key), or ""
     summary sum;
     std::unordered_map<std::uint32_t, std::string> url_of;  // leaf index -> its URL (after /T)
     mhtml::detail::keyed_string_map<std::uint32_t> by_url;  // "/r/..." -> leaf index
 
-    loaded(file_identity i, std::string bytes)
-        : id(i), doc(mime::document::parse(std::move(bytes))), agg(archive::aggregate::build(doc)) {
+    loaded(file_identity i, std::string bytes, const archive::message_store* store)
+        : id(i), doc(mime::document::parse(std::move(bytes))), agg(build(doc, store)) {
+        if (const auto f = doc.root().header("Message-ID"))
+            message_id = uri::id_key(f->raw_value());
         index_urls();
         summarize();
+    }
+
+    static archive::aggregate build(const mime::document& d, const archive::message_store* store) {
+        archive::aggregate_options o;
+        o.store = store;
+        return archive::aggregate::build(d, o);
     }
 
     // The path form of an http or https label: /r/SCHEME/AUTHORITY/PATH?QUERY.
@@ -342,13 +382,29 @@ struct loaded {
     }
 };
 
-struct archive_entry {
+// An mbox as listed: its messages' ranges, split again when the file has changed.
+struct mailbox {
     std::filesystem::path path;
-    std::string name;  // as listed (relative to its folder)
+    std::mutex m;                     // guards what follows
+    std::optional<file_identity> id;  // of the octets split
+    store::mbox_format format = store::mbox_format::mboxo;
+    std::vector<store::mbox_message> messages;
+};
+
+struct archive_entry {
+    std::filesystem::path path;  // the file; for a Maildir message, as last found (guarded by m)
+    std::string name;            // as listed (relative to its folder; a mailbox's "NAME #N")
     std::string ticket;
     std::uint64_t listed_size = 0;
+    store::source_kind kind = store::source_kind::message;
+    std::shared_ptr<mailbox> box;                 // an mbox listed at start: its message `number`
+    std::uint64_t number = 0;                     // in its mailbox, from 1
+    std::optional<store::message_record> record;  // an mbox message found through the index
 
-    std::mutex m;  // guards what follows
+    std::mutex m;                           // guards what follows
+    std::optional<std::string> message_id;  // id_key, once known ("" for none)
+    // Tickets of other messages whose non-document parts this one's pages show (/T/m/...).
+    std::set<std::string> store_links;
     std::shared_ptr<const loaded> doc;
     std::optional<summary> sum;
     std::string error;  // why it last failed to open
@@ -366,11 +422,6 @@ struct archive_entry {
 struct memory_meter {
     std::atomic<std::uint64_t> bytes{0};
 };
-
-bool archive_name(const std::filesystem::path& p) {
-    std::string ext = ascii::lowered(p.extension().string());
-    return ext == ".mht" || ext == ".mhtml" || ext == ".mhtm" || ext == ".eml";
-}
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -490,7 +541,48 @@ reply error_page(http::status status, std::string_view title, std::string_view m
     return r;
 }
 
+// Another message a rendering resolved through the message store, kept alive until the
+// rendering ends (its part_views are in the resolutions), with its entry.
+struct pinned {
+    const mime::document* doc;
+    archive_entry* entry;
+    std::shared_ptr<const loaded> message;
+};
+
+// One rendering of a document, on one thread: the messages it took parts from. The store
+// answers only inside one (the aggregates of served messages ask it nothing otherwise).
+struct render_scope {
+    std::vector<pinned> pins;
+    bool finding = false;  // inside a lookup: the found message's own aggregate asks no further
+    render_scope* outer;
+    static thread_local render_scope* current;
+
+    render_scope() : outer(current) { current = this; }
+    ~render_scope() { current = outer; }
+    render_scope(const render_scope&) = delete;
+    render_scope& operator=(const render_scope&) = delete;
+
+    const pinned* of(const mime::document* d) const noexcept {
+        for (const pinned& p : pins)
+            if (p.doc == d) return &p;
+        return nullptr;
+    }
+};
+thread_local render_scope* render_scope::current = nullptr;
+
 }  // namespace
+
+// The message_store of the served messages (and of the index given as serve_options::store):
+// what `mid:` URLs that name no message of their own archive resolve to.
+class served_store final : public archive::message_store {
+public:
+    explicit served_store(server::impl& s) : s_(s) {}
+    std::optional<mime::part_view> find(std::string_view message_id,
+                                        std::string_view content_id) const override;
+
+private:
+    server::impl& s_;
+};
 
 // ---------------------------------------------------------------------------------------------
 
@@ -500,6 +592,19 @@ struct server::impl {
     std::vector<std::unique_ptr<archive_entry>> archives;
     mhtml::detail::keyed_string_map<archive_entry*> by_ticket;
     std::vector<source_problem> problems;
+
+    // mid: across messages (served_store): the served messages by Message-ID (read on the first
+    // lookup), and messages found through the index, served on demand under tickets of their own.
+    served_store messages{*this};
+    std::optional<store::index> index;
+    std::mutex index_m;
+    std::mutex ids_m;
+    bool ids_known = false;
+    mhtml::detail::keyed_string_map<archive_entry*> by_message_id;
+    std::mutex found_m;  // guards what follows
+    std::vector<std::unique_ptr<archive_entry>> found;
+    mhtml::detail::keyed_string_map<archive_entry*> found_by_ticket;
+    mhtml::detail::keyed_string_map<archive_entry*> by_place;  // place_key -> entry
 
     std::atomic<std::size_t> connections{0};  // before ioc: sessions count down as it goes
     net::io_context ioc;
@@ -516,24 +621,71 @@ struct server::impl {
 
     impl(const std::vector<std::filesystem::path>& sources, serve_options o)
         : opt(std::move(o)), cache(opt.response_cache_bytes) {
+        if (opt.store) index.emplace(store::index::open(*opt.store, true));
         for (const std::filesystem::path& s : sources) list(s);
-        std::sort(archives.begin(), archives.end(),
-                  [](const auto& a, const auto& b) { return a->name < b->name; });
+        std::stable_sort(archives.begin(), archives.end(), [](const auto& a, const auto& b) {
+            return a->path != b->path ? a->name < b->name : a->number < b->number;
+        });
         for (auto& a : archives) {
-            std::error_code ec;
-            const std::filesystem::path abs = std::filesystem::absolute(a->path, ec);
-            a->ticket = opt.secret ? hmac_ticket(*opt.secret, (ec ? a->path : abs).string())
-                                   : random_ticket();
+            a->ticket = ticket_for(*a);
             by_ticket.emplace(a->ticket, a.get());
+            by_place.emplace(place_key(a->kind, a->path, a->number), a.get());
         }
     }
 
-    void add(const std::filesystem::path& p, std::string name, std::uint64_t size) {
+    // Where a message is, as a key: its file, and in an mbox its number there.
+    static std::string place_key(store::source_kind kind, const std::filesystem::path& path,
+                                 std::uint64_t number) {
+        return kind == store::source_kind::mbox ? cat(path.native(), "#", std::to_string(number))
+                                                : path.native();
+    }
+
+    // A new random ticket, or with a secret the HMAC of where the message is: the absolute
+    // path of its file, with its number in an mbox, or its Maildir's path and unique name (a
+    // Maildir message is renamed when its flags change).
+    std::string ticket_for(const archive_entry& a) const {
+        if (!opt.secret) return random_ticket();
+        if (a.kind == store::source_kind::maildir)
+            return hmac_ticket(*opt.secret, cat(a.path.parent_path().parent_path().native(), "#",
+                                                store::maildir_unique(a.path.filename().native())));
+        return hmac_ticket(*opt.secret, place_key(a.kind, a.path, a.number));
+    }
+
+    archive_entry& add(const std::filesystem::path& p, std::string name, std::uint64_t size,
+                       store::source_kind kind = store::source_kind::message) {
         auto e = std::make_unique<archive_entry>();
         e->path = p;
         e->name = std::move(name);
         e->listed_size = size;
+        e->kind = kind;
         archives.push_back(std::move(e));
+        return *archives.back();
+    }
+
+    // The messages of an mbox, split now (read whole, then let go) and read one at a time.
+    void add_mailbox(const std::filesystem::path& path, const std::string& name) {
+        std::string why;
+        auto read = read_file(path, why);
+        if (!read) {
+            problems.push_back({path, cat("cannot read: ", why)});
+            return;
+        }
+        auto box = std::make_shared<mailbox>();
+        box->path = path;
+        store::mbox_split split = store::split_mbox(read->second);
+        box->id = read->first;
+        box->format = split.format;
+        for (std::size_t i = 0; i < split.messages.size(); ++i) {
+            const store::mbox_message& m = split.messages[i];
+            archive_entry& e =
+                add(path, cat(name, " #", std::to_string(i + 1)), m.size, store::source_kind::mbox);
+            e.box = box;
+            e.number = i + 1;
+            e.message_id = header_message_id(
+                std::string_view(read->second)
+                    .substr(m.offset, std::min<std::uint64_t>(m.size, 256 * 1024)));
+        }
+        box->messages = std::move(split.messages);
     }
 
     void list(const std::filesystem::path& source) {
@@ -543,52 +695,275 @@ struct server::impl {
             problems.push_back({source, ec ? ec.message() : "no such file or folder"});
             return;
         }
-        if (std::filesystem::is_regular_file(st)) {
-            add(source, source.filename().string(), std::filesystem::file_size(source, ec));
-            return;
-        }
-        if (!std::filesystem::is_directory(st)) {
+        const bool folder = std::filesystem::is_directory(st);
+        if (!folder && !std::filesystem::is_regular_file(st)) {
             problems.push_back({source, "not a file or folder"});
             return;
         }
-        std::filesystem::recursive_directory_iterator it(
-            source, std::filesystem::directory_options::skip_permission_denied, ec);
-        if (ec) {
-            problems.push_back({source, ec.message()});
-            return;
+        // What index and batch read: message files by name, mboxes by their first line,
+        // Maildirs; links are not followed in a folder (one may name any file of the user's).
+        const store::source_listing l = store::list_sources({source});
+        for (const std::string& p : l.problems) {
+            const std::size_t colon = p.find(": ");
+            if (colon == std::string::npos)
+                problems.push_back({source, p});
+            else
+                problems.push_back({p.substr(0, colon), p.substr(colon + 2)});
         }
-        for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-            if (ec) {
-                problems.push_back({it->path(), ec.message()});
-                break;
-            }
+        std::filesystem::path base = std::filesystem::weakly_canonical(source, ec);
+        if (ec) base = std::filesystem::absolute(source, ec).lexically_normal();
+        std::map<std::filesystem::path, std::uint64_t> in_maildir;  // messages numbered so far
+        for (const store::source_file& f : l.files) {
             std::error_code fe;
-            // A link in a folder is not followed: it may name any file of the user's.
-            if (it->is_symlink(fe) || !it->is_regular_file(fe) || !archive_name(it->path()))
-                continue;
-            add(it->path(), std::filesystem::relative(it->path(), source, fe).string(),
-                it->file_size(fe));
+            std::string name =
+                folder ? f.path.lexically_relative(base).string() : f.path.filename().string();
+            if (name.empty() || name.starts_with("..")) name = f.path.string();
+            switch (f.kind) {
+                case store::source_kind::message:
+                    add(f.path, std::move(name), std::filesystem::file_size(f.path, fe));
+                    break;
+                case store::source_kind::maildir: {
+                    archive_entry& e = add(f.path, std::move(name), f.size.value_or(0),
+                                           store::source_kind::maildir);
+                    e.number = ++in_maildir[f.path.parent_path().parent_path()];
+                    break;
+                }
+                case store::source_kind::mbox:
+                    add_mailbox(f.path, name);
+                    break;
+            }
         }
+    }
+
+    // ---- reading messages
+
+    // A Maildir message's file, found again by its unique name when a reader renamed it.
+    std::filesystem::path relocate(archive_entry& a) {
+        std::filesystem::path p;
+        {
+            std::lock_guard<std::mutex> lock(a.m);
+            p = a.path;
+        }
+        std::error_code ec;
+        if (std::filesystem::exists(p, ec)) return p;
+        const std::string unique = store::maildir_unique(p.filename().native());
+        for (store::maildir_message& m :
+             store::list_maildir(p.parent_path().parent_path()).messages)
+            if (m.unique == unique) {
+                std::lock_guard<std::mutex> lock(a.m);
+                return a.path = std::move(m.path);
+            }
+        return p;
+    }
+
+    // A message of a listed mbox: its range, the mailbox split again when the file changed
+    // (a message no longer there, or another one in its place, is an error).
+    std::optional<std::pair<file_identity, std::string>> read_from_mailbox(archive_entry& a,
+                                                                           std::string& why) {
+        mailbox& b = *a.box;
+        std::lock_guard<std::mutex> lock(b.m);
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            if (b.id) {
+                const int fd = ::open(b.path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+                if (fd < 0) {
+                    why = std::strerror(errno);
+                    return std::nullopt;
+                }
+                struct stat st {};
+                if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+                    ::close(fd);
+                    why = "not a regular file";
+                    return std::nullopt;
+                }
+                const file_identity now = identity_from(st);
+                if (now == *b.id) {
+                    if (a.number > b.messages.size()) {
+                        ::close(fd);
+                        why = "the message is no longer in the mailbox";
+                        return std::nullopt;
+                    }
+                    const store::mbox_message& m = b.messages[a.number - 1];
+                    std::optional<std::string> bytes = read_range(fd, m.offset, m.size);
+                    struct stat after {};
+                    const bool same = ::fstat(fd, &after) == 0 && identity_from(after) == now;
+                    ::close(fd);
+                    if (bytes && same) {
+                        if (m.quoted && b.format != store::mbox_format::mboxcl2)
+                            *bytes = store::unquote(*bytes, b.format);
+                        std::optional<std::string> expected;
+                        {
+                            std::lock_guard<std::mutex> entry_lock(a.m);
+                            expected = a.message_id;
+                        }
+                        if (expected && !expected->empty() &&
+                            header_message_id(*bytes) != *expected) {
+                            why = "the mailbox changed: another message is at this place now";
+                            return std::nullopt;
+                        }
+                        return std::pair{now, std::move(*bytes)};
+                    }
+                } else {
+                    ::close(fd);
+                }
+            }
+            auto whole = read_file(b.path, why);
+            if (!whole) return std::nullopt;
+            store::mbox_split split = store::split_mbox(whole->second);
+            b.id = whole->first;
+            b.format = split.format;
+            b.messages = std::move(split.messages);
+        }
+        why = "the mailbox keeps changing";
+        return std::nullopt;
+    }
+
+    // An mbox message found through the index: read only from the file as indexed (the same
+    // file, no shorter: mail is delivered by appending).
+    static std::optional<std::pair<file_identity, std::string>> read_indexed(
+        const store::message_record& r, std::string& why) {
+        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) {
+            why = std::strerror(errno);
+            return std::nullopt;
+        }
+        struct stat st {};
+        std::optional<std::string> bytes;
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            static_cast<std::uint64_t>(st.st_ino) == r.file_inode &&
+            static_cast<std::uint64_t>(st.st_size) >= r.file_size)
+            bytes = read_range(fd, r.offset, r.size);
+        ::close(fd);
+        if (!bytes) {
+            why = "the mailbox changed since it was indexed (mhtml index brings it up to date)";
+            return std::nullopt;
+        }
+        if (r.quoted && r.format != store::mbox_format::mboxcl2)
+            *bytes = store::unquote(*bytes, r.format);
+        return std::pair{identity_from(st), std::move(*bytes)};
+    }
+
+    // The message's octets as the parser reads them (unquoted) and the identity of the file
+    // they came from (for a mailbox, the mailbox's: any change to it reads them again).
+    std::optional<std::pair<file_identity, std::string>> read_message(archive_entry& a,
+                                                                      std::string& why) {
+        switch (a.kind) {
+            case store::source_kind::message:
+                return read_file(a.path, why);
+            case store::source_kind::maildir:
+                return read_file(relocate(a), why);
+            case store::source_kind::mbox:
+                return a.record ? read_indexed(*a.record, why) : read_from_mailbox(a, why);
+        }
+        return std::nullopt;
+    }
+
+    // ---- mid: across messages
+
+    // The entries that may hold the message `id`: served messages with that Message-ID, then
+    // messages the index names.
+    std::vector<archive_entry*> entries_with_id(std::string_view id) {
+        std::vector<archive_entry*> out;
+        {
+            std::lock_guard<std::mutex> lock(ids_m);
+            if (!ids_known) learn_ids();
+            if (auto it = by_message_id.find(id); it != by_message_id.end())
+                out.push_back(it->second);
+        }
+        if (index) {
+            std::vector<store::message_record> records;
+            {
+                std::lock_guard<std::mutex> lock(index_m);
+                records = index->find_message(id);
+            }
+            for (store::message_record& r : records)
+                if (archive_entry* e = entry_for(std::move(r)); e && (out.empty() || e != out[0]))
+                    out.push_back(e);
+        }
+        return out;
+    }
+
+    // The Message-IDs of the served messages (ids_m held): those read already, and the others'
+    // header blocks, read now, once.
+    void learn_ids() {
+        for (auto& a : archives) {
+            std::optional<std::string> id;
+            std::filesystem::path path;
+            {
+                std::lock_guard<std::mutex> lock(a->m);
+                id = a->message_id;
+                path = a->path;
+            }
+            if (!id) {
+                std::string head;
+                const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+                if (fd >= 0) {
+                    struct stat st {};
+                    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+                        head = read_range(fd, 0,
+                                          std::min<std::uint64_t>(
+                                              static_cast<std::uint64_t>(st.st_size), 256 * 1024))
+                                   .value_or("");
+                    ::close(fd);
+                }
+                id = header_message_id(head);
+            }
+            if (!id->empty()) by_message_id.emplace(*id, a.get());
+        }
+        ids_known = true;
+    }
+
+    // The entry of a message the index names: a served one at that place, else one made now.
+    archive_entry* entry_for(store::message_record r) {
+        std::lock_guard<std::mutex> lock(found_m);
+        const std::string key = place_key(r.kind, r.file, r.number);
+        if (auto it = by_place.find(key); it != by_place.end()) return it->second;
+        auto e = std::make_unique<archive_entry>();
+        e->path = r.file;
+        e->kind = r.kind;
+        e->number = r.number;
+        e->listed_size = r.size;
+        e->name = r.kind == store::source_kind::mbox
+                      ? cat(r.file.string(), " #", std::to_string(r.number))
+                      : r.file.string();
+        if (r.kind == store::source_kind::mbox) e->record = std::move(r);
+        e->ticket = ticket_for(*e);
+        archive_entry* out = e.get();
+        found_by_ticket.emplace(out->ticket, out);
+        by_place.emplace(key, out);
+        found.push_back(std::move(e));
+        return out;
+    }
+
+    archive_entry* entry_of(const std::string& ticket) {
+        if (auto it = by_ticket.find(ticket); it != by_ticket.end()) return it->second;
+        std::lock_guard<std::mutex> lock(found_m);
+        auto it = found_by_ticket.find(ticket);
+        return it == found_by_ticket.end() ? nullptr : it->second;
     }
 
     // The archive, read (again) when it is not in memory or its file changed.
     std::shared_ptr<const loaded> open(archive_entry& a, std::string& error) {
         std::string why;
-        const auto id = identity_of(a.path, why);
+        std::filesystem::path path;
+        {
+            std::lock_guard<std::mutex> lock(a.m);
+            path = a.path;
+        }
+        const auto id = identity_of(path, why);
         {
             std::lock_guard<std::mutex> lock(a.m);
             a.last_use = ++clock;
-            if (!id) {
+            if (!id && a.kind != store::source_kind::maildir) {  // a Maildir's may be renamed
                 release(a);
                 a.error = cat("the archive cannot be read: ", why);
                 error = a.error;
                 return nullptr;
             }
-            if (a.doc && a.doc->id == *id) return a.doc;
+            if (id && a.doc && a.doc->id == *id) return a.doc;
         }
         // Read and parsed without the lock, so that the index page and other requests do not
         // wait for a large archive (two requests may both read it; the first one kept wins).
-        auto read = read_file(a.path, why);
+        auto read = read_message(a, why);
         if (!read) {
             std::lock_guard<std::mutex> lock(a.m);
             release(a);
@@ -604,7 +979,7 @@ struct server::impl {
         }
         const std::uint64_t size = read->second.size();
         meter->bytes += size;
-        std::shared_ptr<loaded> fresh(new loaded(read->first, std::move(read->second)),
+        std::shared_ptr<loaded> fresh(new loaded(read->first, std::move(read->second), &messages),
                                       [m = meter, size](loaded* l) {
                                           m->bytes -= size;
                                           delete l;
@@ -614,10 +989,12 @@ struct server::impl {
         if (!a.serial_of || !(*a.serial_of == fresh->id)) {
             a.serial = ++serials;
             a.serial_of = fresh->id;
+            a.store_links.clear();  // made again as its pages are
         }
         fresh->serial = a.serial;
         release(a);
         a.sum = fresh->sum;
+        a.message_id = fresh->message_id;
         a.error.clear();
         a.doc = std::move(fresh);
         return a.doc;
@@ -633,13 +1010,18 @@ struct server::impl {
         while (meter->bytes.load() > opt.memory_budget) {
             archive_entry* oldest = nullptr;
             std::uint64_t when = UINT64_MAX;
-            for (auto& a : archives) {
-                if (a.get() == keep) continue;
-                std::lock_guard<std::mutex> lock(a->m);
-                if (a->doc && a->last_use < when) {
-                    when = a->last_use;
-                    oldest = a.get();
+            const auto consider = [&](archive_entry& a) {
+                if (&a == keep) return;
+                std::lock_guard<std::mutex> lock(a.m);
+                if (a.doc && a.last_use < when) {
+                    when = a.last_use;
+                    oldest = &a;
                 }
+            };
+            for (auto& a : archives) consider(*a);
+            {
+                std::lock_guard<std::mutex> lock(found_m);
+                for (auto& a : found) consider(*a);
             }
             if (!oldest) return;
             std::lock_guard<std::mutex> lock(oldest->m);
@@ -750,7 +1132,7 @@ struct server::impl {
 
     // A part's response: from the cache, else rendered and kept there. A body left as
     // written (7bit, 8bit, binary) is served from the archive's buffer without a copy.
-    reply serve_part(const archive_entry& a, const std::shared_ptr<const loaded>& l,
+    reply serve_part(archive_entry& a, const std::shared_ptr<const loaded>& l,
                      const mime::part_view& p, bool download) {
         std::shared_ptr<const rendered> r = cache.find(l->serial, p.index(), download);
         if (!r) {
@@ -773,7 +1155,7 @@ struct server::impl {
         return out;
     }
 
-    rendered render(const archive_entry& a, const loaded& l, const mime::part_view& p,
+    rendered render(archive_entry& a, const loaded& l, const mime::part_view& p,
                     bool download) const {
         rendered r;
         const mime::content_type& ct = p.content_type();
@@ -809,6 +1191,7 @@ struct server::impl {
             r.content_type = type;
         } else {
             archive::document_text d = l.agg.read_document(p);
+            render_scope scope;  // the other messages its mid: URLs name, kept while it is made
             detail::rewrite_options ro;
             ro.block_plugins = !opt.allow_scripts;
             ro.html_syntax = detail::is_text_html(p);
@@ -817,11 +1200,39 @@ struct server::impl {
             ro.unresolved = [&ticket](std::string_view resolved) -> std::optional<std::string> {
                 return cat("/", ticket, "/missing?u=", percent_encode(resolved));
             };
+            // A part of another message (mid:, through the store): an image, a font or another
+            // resource that is not a document is served under this message's ticket (/T/m/...:
+            // its policy allows nothing else), and only because this page names it; a link
+            // to another message leads to that message's page, under its own ticket.
+            ro.store_parts = true;
+            ro.other_message = [&](const mime::part_view& target,
+                                   const html::reference& ref) -> std::optional<std::string> {
+                if (ref.kind != html::ref_kind::navigation && ref.kind != html::ref_kind::citation)
+                    return std::nullopt;  // a frame of it: another ticket, which the policy refuses
+                const pinned* pin = scope.of(&target.doc());
+                if (!pin) return std::nullopt;
+                const loaded& other = *pin->message;
+                const std::string& t = pin->entry->ticket;
+                if (target.path().empty()) return cat("/", t, "/");
+                const auto leaf = other.agg.shown_leaf(target);
+                const auto it = leaf ? other.url_of.find(leaf->index()) : other.url_of.end();
+                if (it == other.url_of.end()) return cat("/", t, "/parts");
+                return cat("/", t, it->second);
+            };
             detail::rewrite_counts counts;
             r.body = detail::rewrite_references(
                 l.agg, p, d,
                 [&](const mime::part_view& target,
                     const html::reference&) -> std::optional<std::string> {
+                    if (&target.doc() != &l.doc) {
+                        const pinned* pin = scope.of(&target.doc());
+                        if (!pin) return std::nullopt;
+                        {
+                            std::lock_guard<std::mutex> lock(a.m);
+                            a.store_links.insert(pin->entry->ticket);
+                        }
+                        return cat("/", ticket, "/m/", pin->entry->ticket, "/", target.path());
+                    }
                     auto it = l.url_of.find(target.index());
                     if (it == l.url_of.end()) return std::nullopt;
                     return cat("/", ticket, it->second);
@@ -847,11 +1258,11 @@ struct server::impl {
         std::string_view rest = path.substr(1);
         const std::size_t slash = rest.find('/');
         const std::string ticket(rest.substr(0, slash));
-        auto it = by_ticket.find(ticket);
-        if (it == by_ticket.end())
+        archive_entry* found_entry = entry_of(ticket);
+        if (!found_entry)
             return error_page(http::status::not_found, "Not found",
                               "No archive is served under this path.");
-        archive_entry& a = *it->second;
+        archive_entry& a = *found_entry;
         if (slash == std::string_view::npos) {
             reply r = error_page(http::status::moved_permanently, "Moved", "");
             r.headers.emplace_back("Location", cat("/", ticket, "/"));
@@ -890,6 +1301,28 @@ struct server::impl {
                     http::status::not_found, "Not found",
                     cat("This archive has no part ", detail::html_escape(rest.substr(6)), "."));
             return serve_part(a, l, *p, query_param(query, "download").has_value());
+        }
+        if (rest.starts_with("/m/")) {
+            // A part of another message that this one's pages show (see render()).
+            const std::string_view tail = rest.substr(3);
+            const std::size_t cut = tail.find('/');
+            const std::string other(tail.substr(0, cut));
+            bool linked = false;
+            if (cut != std::string_view::npos) {
+                std::lock_guard<std::mutex> lock(a.m);
+                linked = a.store_links.contains(other);
+            }
+            archive_entry* e = linked ? entry_of(other) : nullptr;
+            std::shared_ptr<const loaded> o = e ? open(*e, error) : nullptr;
+            const auto p = o ? o->doc.find(tail.substr(cut + 1)) : std::nullopt;
+            if (!p || !p->is_leaf() ||
+                archive::document_type_of(*p) != archive::document_type::none) {
+                reply r = error_page(http::status::not_found, "Not in this archive",
+                                     "This archive's pages name no such part of another message.");
+                r.archive_part = true;
+                return r;
+            }
+            return serve_part(*e, o, *p, false);
         }
         if (rest.starts_with("/r/")) {
             const std::string key = cat(rest, qmark == std::string_view::npos ? "" : "?", query);
@@ -1277,14 +1710,49 @@ std::size_t server::archive_count() const noexcept {
     return impl_->archives.size();
 }
 
-std::string server::ticket_of(const std::filesystem::path& path) const {
-    for (const auto& a : impl_->archives)
-        if (a->path == path) return a->ticket;
+std::string server::ticket_of(const std::filesystem::path& path, std::uint64_t message) const {
+    std::error_code ec;
+    std::filesystem::path want = std::filesystem::weakly_canonical(path, ec);
+    if (ec) want = std::filesystem::absolute(path, ec).lexically_normal();
+    for (const auto& a : impl_->archives) {
+        std::filesystem::path p;
+        {
+            std::lock_guard<std::mutex> lock(a->m);
+            p = a->path;
+        }
+        if (p != want && p != path) continue;
+        if (message == 0 || a->number == message) return a->ticket;
+    }
     return {};
 }
 
 const std::vector<source_problem>& server::problems() const noexcept {
     return impl_->problems;
+}
+
+std::optional<mime::part_view> served_store::find(std::string_view message_id,
+                                                  std::string_view content_id) const {
+    render_scope* scope = render_scope::current;
+    if (!scope || scope->finding || message_id.empty()) return std::nullopt;
+    const auto url = uri::ids_to_mid(message_id, content_id);
+    if (!url) return std::nullopt;
+    scope->finding = true;
+    struct done_finding {
+        render_scope* s;
+        ~done_finding() { s->finding = false; }
+    } reset{scope};
+    for (archive_entry* e : s_.entries_with_id(message_id)) {
+        std::string error;
+        std::shared_ptr<const loaded> l = s_.open(*e, error);
+        if (!l) continue;
+        // The message's own aggregate resolves it as one of its own messages (itself or one
+        // inside it); one that no longer has this Message-ID names nothing.
+        const archive::resolution res = l->agg.resolve(l->doc.root(), url.value);
+        if (!res.target) continue;
+        scope->pins.push_back({&l->doc, e, l});
+        return res.target;
+    }
+    return std::nullopt;
 }
 
 }  // namespace mhtml::view

@@ -179,5 +179,69 @@ class ServedArchivesInChromium(unittest.TestCase):
         self.assertGreaterEqual(compared, 5)
 
 
+def crlf(text: str) -> bytes:
+    return text.replace("\n", "\r\n").encode()
+
+
+class ServedMailboxInChromium(unittest.TestCase):
+    """Issue 17: `mhtml serve` of an mbox, one page per message. A reply shows an image of the
+    message it answers by `mid:` (served under the reply's own ticket, so its policy lets it
+    load) and links to that message's page; nothing is asked outside the reply's ticket."""
+
+    def test_mid_image_shows_and_link_leads_to_the_other_message(self):
+        import base64
+        work = tempfile.mkdtemp(prefix="mhtml-serve-mbox-")
+        server = None
+        try:
+            red = chromium.encode_png(20, 20, [bytes([220, 0, 0, 255]) * 20] * 20)
+            mbox = (b"From a@x Mon Jan  1 00:00:00 2024\n" + crlf(
+                "Message-ID: <one@x>\nSubject: first\nMIME-Version: 1.0\n"
+                "Content-Type: multipart/related; boundary=r; type=text/html\n\n"
+                "--r\nContent-Type: text/html\n\n<p>first</p><img src=cid:pic@x>\n"
+                "--r\nContent-Type: image/png\nContent-ID: <pic@x>\n"
+                "Content-Transfer-Encoding: base64\n\n" + base64.encodebytes(red).decode() +
+                "--r--\n") + b"\nFrom b@x Mon Jan  1 00:00:01 2024\n" + crlf(
+                "Message-ID: <two@x>\nSubject: second\nMIME-Version: 1.0\n"
+                "Content-Type: text/html\n\n<body style=margin:0>"
+                "<img id=i src=\"mid:one@x/pic@x\" width=20 height=20>"
+                "<a id=a href=\"mid:one@x\">the first message</a></body>\n") + b"\n")
+            path = os.path.join(work, "thread.mbox")
+            with open(path, "wb") as f:
+                f.write(mbox)
+            server = subprocess.Popen([MHTML, "serve", path, "--port", "0", "-q"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            line = server.stdout.readline()
+            match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+            self.assertTrue(match, f"no URL from mhtml serve: {line!r}")
+            url = match.group(1)
+            import urllib.request
+            with urllib.request.urlopen(url, timeout=30) as r:
+                index = r.read().decode()
+            tickets = dict((name, t) for t, name in re.findall(
+                r'<a href="/([0-9a-f]{32})/">.*?<small>([^<]*)</small>', index))
+            self.assertEqual(sorted(tickets), ["thread.mbox #1", "thread.mbox #2"])
+            own = url + tickets["thread.mbox #2"] + "/"
+            with chromium.Browser() as browser:
+                r = browser.render(own, timeout=60, full_page=False, evaluate=(
+                    "[document.getElementById('i').naturalWidth,"
+                    " document.getElementById('a').href]"))
+            self.assertEqual(r.evaluated, [20, url + tickets["thread.mbox #1"] + "/"])
+            for u in r.requests:
+                if not u.startswith(("data:", "about:", "blob:")):
+                    self.assertTrue(u.startswith(own), f"asked for {u}")
+            width, height, rows = chromium.decode_png(r.png)
+            self.assertEqual(bytes(rows[10][40:43]), bytes([220, 0, 0]))  # pixel (10, 10)
+        finally:
+            if server:
+                server.terminate()
+                try:
+                    server.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                server.stdout.close()
+                server.stderr.close()
+            shutil.rmtree(work, ignore_errors=True)
+
+
 if __name__ == "__main__":
     unittest.main()

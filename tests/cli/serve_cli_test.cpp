@@ -121,7 +121,10 @@ TEST(CliServe, PrintsItsUrlLogsEachRequestAndStopsCleanlyOnSigterm) {
     EXPECT_EQ(index.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << index;
     const std::regex link(R"(href="/([0-9a-f]{32})/")");
     ASSERT_TRUE(std::regex_search(index, m, link));
-    const std::string page = get(port, "/" + m[1].str() + "/");
+    std::string target = "/";  // (in steps: GCC 12's -Wrestrict and "x" + s)
+    target += m[1].str();
+    target += '/';
+    const std::string page = get(port, target);
     EXPECT_NE(page.find("<p>hello</p>"), std::string::npos) << page;
 
     const std::string log = read_until(err[0], std::chrono::seconds(10), [](const auto& s) {
@@ -146,6 +149,18 @@ TEST(CliServe, UsageErrorsExitTwo) {
     EXPECT_EQ(run_cli("serve " + a + " --cache lots").status, 2);
     EXPECT_EQ(run_cli("serve " + a + " --cache -1").status, 2);
     EXPECT_EQ(run_cli("serve " + a + " --memory 10").status, 2);  // under 1 MiB
+    // --store names no index: said, exit 2.
+    mhtml::test::write_bytes(box / "not.db", "not a database, just text");
+    std::string args = "serve ";  // (in steps: GCC 12's -Wrestrict and "x" + s)
+    args += a;
+    args += " --store ";
+    args += shell_quote((box / "not.db").string());
+    args += " 2>";
+    args += shell_quote((box / "err.txt").string());
+    args += "; exit $?";  // (run_cli discards standard error after this)
+    EXPECT_EQ(run_cli(args).status, 2);
+    const std::string err = mhtml::test::read_bytes(box / "err.txt");
+    EXPECT_NE(err.find("mhtml serve: --store:"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "commands.hpp"
 #include "json.hpp"
+#include "mhtml/store/index.hpp"
 #include "mhtml/view/serve.hpp"
 
 extern char** environ;
@@ -33,6 +34,7 @@ struct serve_cli_options {
     unsigned threads = 0;
     bool allow_scripts = false;
     std::string secret_file;
+    std::string store;
     bool open = false;
     bool json_log = false;
     bool quiet = false;
@@ -132,13 +134,22 @@ int run_serve(const serve_cli_options& o) {
     }
     so.memory_budget = o.memory;
     so.response_cache_bytes = o.cache;
+    if (!o.store.empty()) so.store = o.store;
     raise_descriptor_limit();
     std::vector<std::filesystem::path> paths(o.paths.begin(), o.paths.end());
-    view::server server(paths, so);
+    std::unique_ptr<view::server> made;
+    try {
+        made = std::make_unique<view::server>(paths, so);
+    } catch (const store::store_error& e) {
+        std::cerr << "mhtml serve: --store: " << e.what() << '\n';
+        return exit_usage;
+    }
+    view::server& server = *made;
     for (const auto& p : server.problems())
         std::cerr << "mhtml serve: " << p.path.string() << ": " << p.message << '\n';
     if (server.archive_count() == 0) {
-        std::cerr << "mhtml serve: no archive found (.mht, .mhtml, .mhtm or .eml files)\n";
+        std::cerr << "mhtml serve: no archive found (.mht, .mhtml, .mhtm or .eml files, mboxes "
+                     "or Maildirs)\n";
         return exit_usage;
     }
     try {
@@ -175,7 +186,8 @@ runner add_serve_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand(
         "serve", "serve archives to a browser from a local web server, nothing from the network");
     cmd->add_option("paths", o->paths,
-                    "archives, and folders searched for .mht, .mhtml, .mhtm and .eml files")
+                    "archives, mailboxes (mbox files, Maildirs: each message a page of its own), "
+                    "and folders searched for .mht, .mhtml, .mhtm and .eml files and mailboxes")
         ->required();
     cmd->add_option("--port", o->port, "the port (default 0: a free one, printed)");
     cmd->add_option("--listen", o->listen,
@@ -187,6 +199,9 @@ runner add_serve_command(CLI::App& app) {
     cmd->add_option("--secret-file", o->secret_file,
                     "tickets derived from this secret and each archive's path, so that URLs "
                     "survive a restart (default: new random tickets each run)");
+    cmd->add_option("--store", o->store,
+                    "an index made by 'mhtml index': mid: URLs that name no served message are "
+                    "looked up there, and the messages found are served too");
     cmd->add_option("--timeout", o->timeout, "seconds a request may take to arrive (default 10)");
     cmd->add_option("--memory", o->memory,
                     "octets of archives kept in memory, e.g. 2G (default 1G); the least recently "
@@ -204,11 +219,16 @@ runner add_serve_command(CLI::App& app) {
     cmd->add_flag("-q,--quiet", o->quiet, "no access log");
     cmd->footer(
         "Prints the URL to open. Each archive is served under a ticket of its own: its page "
-        "(/TICKET/), its parts (/TICKET/parts) and what check finds (/TICKET/check). Every "
+        "(/TICKET/), its parts (/TICKET/parts) and what check finds (/TICKET/check); so is each "
+        "message of a mailbox. A mid: link leads to the message it names (among those served, "
+        "then in --store's index); an image of another message shows only on a page that "
+        "names it. Every "
         "response forbids caching; pages run no script unless --allow-scripts.\n"
         "Exit status: 0 after Ctrl-C or SIGTERM; 2 on a usage error or when it cannot listen.\n"
         "Examples:\n"
         "  mhtml serve saved.mhtml\n"
+        "  mhtml serve ~/Mail/inbox.mbox --store ~/mail.db   one page per message; mid: links "
+        "work\n"
         "  mhtml serve ~/archives --port 8080 --secret-file ~/.mhtml-secret\n"
         "  mhtml serve a.mht b.mht --json-log 2> access.log");
     return [o] { return run_serve(*o); };

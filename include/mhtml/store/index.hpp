@@ -6,7 +6,7 @@
 /// Sources (store::list_sources) are made canonical (symbolic links and `..` resolved), so a
 /// file has one path however it is named. A Maildir (a folder with cur/ and new/) gives its
 /// messages; another folder is walked recursively (links are not followed, names starting with '.'
-/// are skipped), and in it a file named *.eml, *.mht or *.mhtml is one message (by its name:
+/// are skipped), and in it a file named *.eml, *.mht, *.mhtm or *.mhtml is one message (by its name:
 /// it is not opened to be listed) and any other file that looks like an mbox is a mailbox; a
 /// file named on the command line is a mailbox when it looks like one (or when a format is
 /// forced) and one message otherwise.

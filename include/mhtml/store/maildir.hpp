@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mhtml/export.hpp"
@@ -33,6 +34,10 @@ struct maildir_listing {
     std::vector<maildir_message> messages;
     std::vector<std::string> problems;  ///< entries that could not be read, and why
 };
+
+/// The unique part of a Maildir file name: the name before its info (":2,FLAGS", or ";2,"
+/// or "!2,"), which stays when a reader renames the file to change its flags.
+MHTML_EXPORT std::string maildir_unique(std::string_view file_name);
 
 /// Whether `folder` is a Maildir: it has cur/ and new/ folders.
 MHTML_EXPORT bool is_maildir(const std::filesystem::path& folder);

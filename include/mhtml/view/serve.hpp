@@ -3,10 +3,25 @@
 /// local HTTP server answers a browser's requests from the body parts of archives, never from
 /// the network (MHT-12.1, 12.3 to 12.5, THTML-14.2).
 ///
-/// Sources are archive files and folders of them (searched recursively for .mht, .mhtml,
-/// .mhtm and .eml files; a file named on its own is served whatever its name). Folders are
-/// only listed at start; an archive is read when first asked for, and a background thread
-/// reads the others in turn for the index page's columns.
+/// Sources are archive files, mailboxes and folders of them, listed as `mhtml index` lists
+/// them (store::list_sources): in a folder, searched recursively without following links,
+/// .mht, .mhtml, .mhtm and .eml files, files that start like an mbox, and Maildirs; a file
+/// named on its own is a mailbox when it starts like one, else an archive whatever its name.
+/// Every message of a mailbox is served as an archive of its own ("NAME #N"), under a ticket of
+/// its own. Sources are only listed at start (an mbox is split then, read whole and let go); an
+/// archive or message is read when first asked for, and a background thread reads the others
+/// in turn for the index page's columns. A message of an mbox is read from its range; when the
+/// mailbox changed, it is split again, and a message that is no longer at its place (its number
+/// now names another Message-ID, or none) is an error. A Maildir message renamed by a reader
+/// (its flags) is found again by its unique name.
+///
+/// `mid:` URLs (RFC 2392, CID-6, MHT-8.3) that name no message of their own archive resolve
+/// among the served messages (by Message-ID, read on the first lookup) and then in the index of
+/// serve_options::store. A link to another message (or a part of it) leads to that message's
+/// page under its own ticket; a resource of another message that is not a document (an image,
+/// a font) is served under the ticket of the page that names it, at `/T/m/OTHER/PATH`, and only
+/// after one of its pages named it; a frame of another message is not shown (its ticket is not
+/// the page's). So a page still loads nothing outside its own ticket.
 ///
 /// URLs (all of one archive's under its ticket, 128 random bits new per run, or an HMAC of
 /// the archive's path with `secret`, so that bookmarks survive a restart):
@@ -17,7 +32,9 @@
 ///    (http and https labels), so that a page keeps a path like its original URL;
 ///  * `/T/part/PATH`: the part at that IMAP-style path (`?download` as an attachment);
 ///  * `/T/parts`, `/T/check`: the part tree, and what `mhtml check` finds;
-///  * `/T/missing?u=URL`: the page a reference that names no part is sent to (404).
+///  * `/T/missing?u=URL`: the page a reference that names no part is sent to (404);
+///  * `/T/m/OTHER/PATH`: the part at PATH of the message served as OTHER, when T's pages
+///    name it by a `mid:` URL (see above).
 /// Documents (HTML, CSS, SVG) are served with every reference that names a part rewritten to
 /// that part's URL (archive::aggregate's resolution: the translation table of THTML A.3), and
 /// every other reference a browser would fetch rewritten to the missing page: nothing a page
@@ -84,6 +101,10 @@ struct serve_options {
     std::uint64_t response_cache_bytes = 256ull << 20;
     /// Read every archive in the background for the index page's columns.
     bool index_in_background = true;
+    /// An index made by `mhtml index` (store/index.hpp): `mid:` URLs that name no served
+    /// message are looked up there, and the messages found are served on demand. The
+    /// constructor throws store::store_error when it cannot be opened.
+    std::optional<std::filesystem::path> store;
     /// Stop on SIGINT and SIGTERM (the CLI sets it).
     bool stop_on_signals = false;
     /// Called with an archive's octets when it is read (from the server's threads, for each
@@ -121,8 +142,10 @@ public:
     /// Octets the response cache holds now (serve_options::response_cache_bytes bounds it).
     [[nodiscard]] std::uint64_t cached_bytes() const;
     [[nodiscard]] std::size_t archive_count() const noexcept;
-    /// The ticket of the archive at `path` (as listed), or "" when it is not served.
-    [[nodiscard]] std::string ticket_of(const std::filesystem::path& path) const;
+    /// The ticket of the archive at `path` (as listed), or of its message number `message` (from
+    /// 1, in the order listed) for a mailbox; "" when it is not served.
+    [[nodiscard]] std::string ticket_of(const std::filesystem::path& path,
+                                        std::uint64_t message = 0) const;
     [[nodiscard]] const std::vector<source_problem>& problems() const noexcept;
 
     struct impl;  ///< internal (src/view/serve.cpp)

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "mhtml/store/index.hpp"
 #include "view_support.hpp"
 
 namespace mhtml::view {
@@ -839,6 +840,150 @@ TEST(Serve, AFolderOfTenThousandArchives) {
     const std::string t = s.get().ticket_of(box / "d76" / "page-9876.mhtml");
     EXPECT_THAT(found.body, testing::HasSubstr("/" + t + "/"));
     EXPECT_EQ(request(s.port(), "/" + t + "/r/http/a.example/dir/img/a.png").body, "AAAA");
+}
+
+// --- Mailboxes: every message a page of its own; mid: across messages (issue 17)
+
+// Message 1: a page with an image by cid:. Message 2: links and an image by mid: into message
+// 1, a frame of it, a link to a message only the index has, and a body line quoted in the
+// mbox (mboxrd). Message 3: plain text.
+std::string thread_mbox() {
+    return "From a@x Mon Jan  1 00:00:00 2024\n" +
+           crlf(
+               "Message-ID: <one@x>\nSubject: first\nMIME-Version: 1.0\n"
+               "Content-Type: multipart/related; boundary=\"r\"; type=\"text/html\"\n\n"
+               "--r\nContent-Type: text/html\n\n<p>one</p><img src=\"cid:pic@x\">\n"
+               "--r\nContent-Type: image/png\nContent-ID: <pic@x>\n"
+               "Content-Transfer-Encoding: base64\n\nQUFBQQ==\n--r--\n") +
+           "\nFrom b@x Mon Jan  1 00:00:01 2024\n" +
+           crlf(
+               "Message-ID: <two@x>\nSubject: second\nMIME-Version: 1.0\n"
+               "Content-Type: text/html\n\n"
+               "<a id=prev href=\"mid:one@x\">prev</a><img src=\"mid:one@x/pic@x\">\n"
+               "<iframe src=\"mid:one@x\"></iframe><a id=far href=\"mid:far@y\">far</a>\n"
+               "<img src=\"mid:far@y/img@y\"><a id=none href=\"mid:nobody@z\">none</a>\n"
+               ">>From the start\n") +
+           "\nFrom c@x Mon Jan  1 00:00:02 2024\n" +
+           crlf("Message-ID: <three@x>\nSubject: third\n\nplain text\n") + "\n";
+}
+
+std::string far_mbox() {
+    return "From f@y Mon Jan  1 00:00:00 2024\n" +
+           crlf(
+               "Message-ID: <far@y>\nSubject: far away\nMIME-Version: 1.0\n"
+               "Content-Type: multipart/related; boundary=\"r\"\n\n"
+               "--r\nContent-Type: text/html\n\n<p>the far page</p>\n"
+               "--r\nContent-Type: image/gif\nContent-ID: <img@y>\n"
+               "Content-Transfer-Encoding: base64\n\nRkFSIQ==\n--r--\n") +
+           "\n";
+}
+
+TEST(Serve, CID_6_EachMessageOfAMailboxIsAPageAndMidLinksLeadBetweenThem) {
+    sandbox box;
+    write_bytes(box / "thread.mbox", thread_mbox());
+    std::filesystem::create_directories(box / "elsewhere");
+    write_bytes(box / "elsewhere/far.mbox", far_mbox());
+    store::index::open(box / "mail.db").update({box / "elsewhere"});
+    serve_options o;
+    o.store = box / "mail.db";
+    o.index_in_background = false;
+    running s({box / "thread.mbox"}, o);
+    EXPECT_EQ(s.get().archive_count(), 3u);
+    const std::string t1 = s.get().ticket_of(box / "thread.mbox", 1);
+    const std::string t2 = s.get().ticket_of(box / "thread.mbox", 2);
+    const std::string t3 = s.get().ticket_of(box / "thread.mbox", 3);
+    ASSERT_FALSE(t1.empty());
+    ASSERT_FALSE(t2.empty());
+    EXPECT_NE(t1, t2);
+    const response page = request(s.port(), "/" + t2 + "/");
+    ASSERT_EQ(page.status, 200);
+    // Unquoted as the mailbox's format says (mboxrd: one '>' removed).
+    EXPECT_THAT(page.body, testing::HasSubstr("\n>From the start"));
+    EXPECT_THAT(page.body, testing::Not(testing::HasSubstr(">>From")));
+    // A link to another served message: that message's page, under its own ticket.
+    EXPECT_THAT(page.body, testing::HasSubstr("id=prev href=\"/" + t1 + "/\""));
+    // Its image: under this page's ticket, the bytes of message 1's part 2.
+    const std::string image = "/" + t2 + "/m/" + t1 + "/2";
+    EXPECT_THAT(page.body, testing::HasSubstr("<img src=\"" + image + "\""));
+    const response png = request(s.port(), image);
+    EXPECT_EQ(png.status, 200);
+    EXPECT_EQ(png.body, "AAAA");
+    EXPECT_EQ(png.headers.at("content-type"), "image/png");
+    EXPECT_THAT(png.headers.at("content-security-policy"),
+                testing::HasSubstr("img-src http://127.0.0.1:" + std::to_string(s.port()) + "/" +
+                                   t2 + "/ "));
+    // A frame of another message: not under this ticket, so the missing page.
+    EXPECT_THAT(page.body,
+                testing::HasSubstr("<iframe src=\"/" + t2 + "/missing?u=mid%3Aone%40x\""));
+    // A message only the index has: served on demand, under a ticket of its own.
+    const std::smatch far = [&] {
+        std::smatch m;
+        std::regex_search(page.body, m, std::regex("id=far href=\"/([0-9a-f]{32})/\""));
+        return m;
+    }();
+    ASSERT_EQ(far.size(), 2u) << page.body;
+    const std::string tf = far[1].str();
+    EXPECT_NE(tf, t1);
+    EXPECT_THAT(request(s.port(), "/" + tf + "/").body, testing::HasSubstr("the far page"));
+    EXPECT_THAT(page.body, testing::HasSubstr("<img src=\"/" + t2 + "/m/" + tf + "/2\""));
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + tf + "/2").body, "FAR!");
+    // A Message-ID nobody has: the missing page.
+    EXPECT_THAT(page.body, testing::HasSubstr("id=none href=\"/" + t2 + "/missing?u="));
+
+    // Only what a page names is served under its ticket, and never a document.
+    EXPECT_EQ(request(s.port(), "/" + t3 + "/m/" + t1 + "/2").status, 404);
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/1").status, 404);
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/9").status, 404);
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t3 + "/").status, 404);
+    // Message 1's own page: its image by cid: as for any archive.
+    EXPECT_THAT(request(s.port(), "/" + t1 + "/").body,
+                testing::HasSubstr("<img src=\"/" + t1 + "/part/2\""));
+    EXPECT_EQ(request(s.port(), "/" + t3 + "/").body, "plain text\r\n");
+    // The index lists each message, with its Subject once read.
+    const response index = request(s.port(), "/");
+    EXPECT_THAT(index.body, testing::HasSubstr("thread.mbox #2"));
+    EXPECT_THAT(index.body, testing::HasSubstr(">second</a>"));
+}
+
+TEST(Serve, MailboxesThatChangeAreSplitAgainAndMaildirMessagesFoundAfterARename) {
+    sandbox box;
+    write_bytes(box / "thread.mbox", thread_mbox());
+    std::filesystem::create_directories(box / "md/cur");
+    std::filesystem::create_directories(box / "md/new");
+    std::filesystem::create_directories(box / "md/tmp");
+    write_bytes(box / "md/new/100.a.host",
+                crlf("Message-ID: <md@x>\nContent-Type: text/html\n\n<a href=\"mid:three@x\">3</a>"
+                     "\n"));
+    serve_options o;
+    o.index_in_background = false;
+    o.secret = "0123456789abcdef0123";
+    running s({box / "thread.mbox", box / "md"}, o);
+    ASSERT_EQ(s.get().archive_count(), 4u);
+    const std::string t2 = s.get().ticket_of(box / "thread.mbox", 2);
+    const std::string t3 = s.get().ticket_of(box / "thread.mbox", 3);
+    const std::string tm = s.get().ticket_of(box / "md/new/100.a.host");
+    ASSERT_FALSE(tm.empty());
+    // Served messages are found by Message-ID from any served archive.
+    EXPECT_THAT(request(s.port(), "/" + tm + "/").body,
+                testing::HasSubstr("href=\"/" + t3 + "/\""));
+    // A reader marks it seen: renamed into cur/ with flags, found again by its unique name.
+    std::filesystem::rename(box / "md/new/100.a.host", box / "md/cur/100.a.host:2,S");
+    EXPECT_THAT(request(s.port(), "/" + tm + "/").body,
+                testing::HasSubstr("href=\"/" + t3 + "/\""));
+    // Mail delivered (appended): the mailbox is split again and message 2 is still message 2.
+    write_bytes(box / "thread.mbox", thread_mbox() + "From d@x Mon Jan  1 00:00:03 2024\n" +
+                                         crlf("Message-ID: <four@x>\n\nfour\n") + "\n");
+    EXPECT_THAT(request(s.port(), "/" + t2 + "/").body, testing::HasSubstr("From the start"));
+    // Message 1 deleted: message 2's place now holds another Message-ID, which is said.
+    const std::string all = thread_mbox();
+    write_bytes(box / "thread.mbox", all.substr(all.find("From b@x")));
+    const response moved = request(s.port(), "/" + t2 + "/");
+    EXPECT_EQ(moved.status, 404);
+    EXPECT_THAT(moved.body, testing::HasSubstr("another message"));
+    // Tickets from a secret: the same for the same message on a restart.
+    running again({box / "thread.mbox", box / "md"}, o);
+    EXPECT_EQ(again.get().ticket_of(box / "thread.mbox", 2), t2);
+    EXPECT_EQ(again.get().ticket_of(box / "md/cur/100.a.host:2,S"), tm);
 }
 
 }  // namespace
