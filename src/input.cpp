@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <utility>
 
@@ -21,11 +22,22 @@ input_buffer& input_buffer::operator=(input_buffer&& o) noexcept {
     size_ = o.size_;
     owned_ = std::move(o.owned_);
     data_ = mapped_ ? o.data_ : (owned_.empty() ? "" : owned_.data());
+    first_ = o.first_;
+    count_ = o.count_;
     o.data_ = "";
     o.size_ = 0;
     o.mapped_ = false;
     o.owned_.clear();
+    o.first_ = 0;
+    o.count_ = npos_;
     return *this;
+}
+
+void input_buffer::narrow(std::size_t offset, std::size_t size) noexcept {
+    const std::size_t visible = this->size();
+    offset = std::min(offset, visible);
+    first_ += offset;
+    count_ = std::min(size, visible - offset);
 }
 
 input_buffer::~input_buffer() {
@@ -37,6 +49,8 @@ void input_buffer::release() noexcept {
     mapped_ = false;
     data_ = "";
     size_ = 0;
+    first_ = 0;
+    count_ = npos_;
     owned_.clear();
 }
 

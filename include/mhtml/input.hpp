@@ -30,15 +30,21 @@ public:
     /// Reads a whole stream-like file descriptor (a pipe, standard input) into memory.
     static input_buffer read_fd(int fd, std::error_code& ec);
 
-    std::string_view bytes() const noexcept { return {data_, size_}; }
-    const char* data() const noexcept { return data_; }
-    std::size_t size() const noexcept { return size_; }
+    std::string_view bytes() const noexcept { return {data(), size()}; }
+    const char* data() const noexcept { return data_ + first_; }
+    std::size_t size() const noexcept { return count_ == npos_ ? size_ - first_ : count_; }
     bool is_mapped() const noexcept { return mapped_; }
+    /// Keeps only the octets [offset, offset + size) of what is visible now (clamped to it),
+    /// without a copy: the mapping or string stays whole until the buffer is released (one
+    /// message of a mailbox read in place).
+    void narrow(std::size_t offset, std::size_t size) noexcept;
 
 private:
+    static constexpr std::size_t npos_ = static_cast<std::size_t>(-1);
     void release() noexcept;
     const char* data_ = "";
     std::size_t size_ = 0;
+    std::size_t first_ = 0, count_ = npos_;  // the visible window (npos_: to the end)
     bool mapped_ = false;
     std::string owned_;
 };

@@ -320,6 +320,18 @@ mbox_split split_mbox(std::string_view s, std::optional<mbox_format> forced) {
 }
 
 std::string unquote(std::string_view stored, mbox_format format) {
+    return unquote(stored, format, nullptr);
+}
+
+std::uint64_t message_origin::file_offset(std::uint64_t at) const noexcept {
+    const auto removed_before = static_cast<std::uint64_t>(
+        std::upper_bound(unquoted_lines.begin(), unquoted_lines.end(), at) -
+        unquoted_lines.begin());
+    return offset + at + removed_before;
+}
+
+std::string unquote(std::string_view stored, mbox_format format, message_origin* origin) {
+    if (origin) origin->unquoted_lines.clear();
     if (format == mbox_format::mboxcl2) return std::string(stored);
     std::string out;
     out.reserve(stored.size());
@@ -328,6 +340,7 @@ std::string unquote(std::string_view stored, mbox_format format) {
         const std::string_view text = stored.substr(l.begin, l.text_end - l.begin);
         const bool strip = format == mbox_format::mboxrd ? is_quoted_from(text, false)
                                                          : text.starts_with(">From ");
+        if (strip && origin) origin->unquoted_lines.push_back(out.size());
         out.append(stored.substr(l.begin + (strip ? 1 : 0), l.next - l.begin - (strip ? 1 : 0)));
         at = l.next;
     }

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 namespace {
@@ -235,6 +236,31 @@ TEST(CliLs, MailboxesAreListedByMessage) {
         ".mbox");
     EXPECT_EQ(run("cat --message '<123>' " + digits + " ''").out, "body\n");
     std::filesystem::remove(digits);
+    // Offsets of a message read with --message are offsets in the mailbox file, a quoted
+    // message's too (each '>' unquoting removed counted back in).
+    const std::string damaged =
+        "From a@x Mon Jan  1 00:00:00 2024\nMessage-ID: <q@x>\n"
+        "Content-Type: multipart/mixed; boundary=b\n\n--b\n\n>From here\n>From there\n"
+        "--b\nContent-Transfer-Encoding: base64\n\n!!!!\n--b--\n\n"
+        "From b@x Mon Jan  1 00:00:00 2024\nMessage-ID: <r@x>\n"
+        "Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Transfer-Encoding: "
+        "base64\n\n!!!!\n--b--\n\n";
+    const std::string dfile = temp_file(damaged, ".mbox");
+    for (const int n : {1, 2}) {
+        auto m = run("ls --json --message " + std::to_string(n) + " " + dfile);
+        ASSERT_EQ(m.status, 0) << m.out;
+        const auto listed = nlohmann::json::parse(m.out);
+        const std::size_t bad = n == 1 ? damaged.find("!!!!") : damaged.rfind("!!!!");
+        bool found = false;
+        for (const auto& d : listed["diagnostics"])
+            if (d["code"] == "base64_invalid_char") found = d["offset"] == bad;
+        EXPECT_TRUE(found) << m.out;
+        const std::size_t start = damaged.find(n == 1 ? "Message-ID: <q" : "Message-ID: <r");
+        EXPECT_EQ(listed["parts"].at(0)["offset"], start);
+        EXPECT_EQ(listed["parts"].back()["offset"],
+                  damaged.find("--b\nContent-Transfer", start) + 4);
+    }
+    std::filesystem::remove(dfile);
     // --no-mbox: one message, as before.
     auto one = run("ls --no-mbox " + file);
     EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;
@@ -271,6 +297,50 @@ TEST(CliLs, MaildirsAreListedAndTheirMessagesSelected) {
     EXPECT_EQ(nlohmann::json::parse(second.out)["parts"].size(), 3u);
     EXPECT_EQ(run("cat --message o@x " + dir + " ''").out, "a\n");
     EXPECT_EQ(run("ls --message 3 " + dir).status, 2);
+}
+
+TEST(CliLs, FoldersListTheirMessagesFilesMailboxesAndMaildirs) {
+    // As index and batch read a folder: message files by name (recursively), mboxes by their
+    // first line, Maildirs; other files are not messages.
+    mhtml::test::sandbox box;
+    std::filesystem::create_directories(box / "f/deeper");
+    std::filesystem::create_directories(box / "f/md/cur");
+    std::filesystem::create_directories(box / "f/md/new");
+    mhtml::test::write_bytes(box / "f/page.mht", "Subject: page\n\ny\n");
+    mhtml::test::write_bytes(box / "f/deeper/mail.eml", "Subject: mail\nFrom: a@b\n\nx\n");
+    mhtml::test::write_bytes(box / "f/notes.txt", "just notes\n");
+    const std::string mbox =
+        "From a@x Mon Jan  1 00:00:00 2024\nSubject: one\n\n1\n\n"
+        "From b@x Mon Jan  1 00:00:00 2024\nSubject: two\n\n2\n\n";
+    mhtml::test::write_bytes(box / "f/inbox", mbox);
+    mhtml::test::write_bytes(box / "f/md/cur/1.a.host:2,S", "Subject: seen\n\nz\n");
+    const std::string dir = mhtml::test::shell_quote((box / "f").string());
+    auto r = run("ls " + dir);
+    EXPECT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("folder, 5 messages"), std::string::npos) << r.out;
+    auto j = run("ls --json " + dir);
+    ASSERT_EQ(j.status, 0) << j.out;
+    const auto doc = nlohmann::json::parse(j.out);
+    EXPECT_EQ(doc["mailbox"], "folder");
+    std::map<std::string, std::string> subjects;  // path (offset) -> subject
+    for (const auto& m : doc["messages"]) {
+        const std::string path = std::filesystem::path(m["path"].get<std::string>())
+                                     .lexically_relative(std::filesystem::canonical(box / "f"))
+                                     .string();
+        std::string key = path;  // (in steps: GCC 12's -Wrestrict and "x" + s)
+        if (m.contains("offset")) {
+            key += '@';
+            key += std::to_string(m["offset"].get<int>());
+        }
+        subjects[key] = m["subject"];
+    }
+    const std::map<std::string, std::string> expected{
+        {"deeper/mail.eml", "mail"},
+        {"inbox@34", "one"},
+        {std::string("inbox@").append(std::to_string(mbox.find("Subject: two"))), "two"},
+        {"md/cur/1.a.host:2,S", "seen"},
+        {"page.mht", "page"}};
+    EXPECT_EQ(subjects, expected);
 }
 
 }  // namespace

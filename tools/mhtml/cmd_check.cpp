@@ -78,7 +78,7 @@ int run_check(const check_options& o) {
             w.key("part");
             w.string(f.part_path);
             w.key("offset");
-            w.number(f.offset);
+            w.number(file_offset(f.offset));
             w.key("message");
             w.string(f.message);
             w.end_object();
@@ -105,7 +105,7 @@ int run_check(const check_options& o) {
             out += " part ";
             out += f.part_path.empty() ? std::string(".") : f.part_path;
             out += " @";
-            out += std::to_string(f.offset);
+            out += std::to_string(file_offset(f.offset));
             out += ": ";
             out += printable(f.message);
             out += '\n';

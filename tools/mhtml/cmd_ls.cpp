@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "mhtml/mime/content_md5.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/rfc2047.hpp"
+#include "mhtml/store/index.hpp"
 #include "mhtml/store/maildir.hpp"
 #include "mhtml/store/mbox.hpp"
 
@@ -113,7 +115,7 @@ struct listed_message {
     std::optional<std::uint64_t> offset;  // mbox: where it starts in the file
     std::uint64_t from_line = 0;          // mbox: its From_ line
     std::string envelope;                 // mbox: the From_ line after "From "
-    std::string path;                     // Maildir: its file
+    std::string path;                     // Maildir, folder: its file
     std::string flags;                    // Maildir: the letters after ":2,"
     bool is_new = false;                  // Maildir: in new/
 };
@@ -138,12 +140,12 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
         w.begin_array();
     } else {
         out += (o.file == "-" ? std::string("(stdin)") : o.file) + ": " + std::string(kind) +
-               " mailbox, " + std::to_string(messages.size()) + " messages, " +
-               std::to_string(total) + " octets\n";
+               (kind == "folder" ? ", " : " mailbox, ") + std::to_string(messages.size()) +
+               " messages, " + std::to_string(total) + " octets\n";
         char head[160];
         std::snprintf(head, sizeof head, "%-6s %12s %10s %5s  %-31s %-28s %s\n", "#",
                       kind == "maildir" ? "FLAGS" : "OFFSET", "SIZE", "PARTS", "DATE", "FROM",
-                      "SUBJECT");
+                      kind == "folder" ? "SUBJECT  (FILE)" : "SUBJECT");
         out += head;
     }
     bool errors = false;
@@ -182,6 +184,10 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
             w.key("number");
             w.number(i + 1);
             if (m.offset) {
+                if (!m.path.empty()) {  // a mailbox in a folder
+                    w.key("path");
+                    w.string(m.path);
+                }
                 w.key("from_line_offset");
                 w.number(m.from_line);
                 w.key("offset");
@@ -215,11 +221,13 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
             const std::string where = m.offset ? std::to_string(*m.offset)
                                                : (m.is_new ? "new " : "") + printable(m.flags, 8);
             char line[512];
-            std::snprintf(line, sizeof line, "%-6zu %12s %10zu %5zu  %-31s %-28s %s\n", i + 1,
+            std::snprintf(line, sizeof line, "%-6zu %12s %10zu %5zu  %-31s %-28s %s", i + 1,
                           where.c_str(), bytes.size(), leaves, printable(field("Date"), 31).c_str(),
                           printable(field("From"), 28).c_str(),
                           printable(field("Subject"), 200).c_str());
             out += line;
+            if (kind == "folder") out += "  (" + printable(m.path, 400) + ")";
+            out += '\n';
         }
     }
     if (o.json) {
@@ -280,8 +288,65 @@ int run_ls_maildir(const ls_options& o) {
     return rc == exit_ok && unreadable ? exit_input_errors : rc;
 }
 
+// `mhtml ls FOLDER` (not a Maildir): its messages as index and batch find them
+// (store::list_sources: .eml/.mht/.mhtm/.mhtml files by name, mboxes by their first line,
+// Maildirs; recursively, links not followed), one row per message.
+int run_ls_folder(const ls_options& o) {
+    const store::source_listing listing = store::list_sources({o.file});
+    std::vector<listed_message> messages;
+    std::vector<input_buffer> mailboxes;  // mapped while the rows are read
+    std::vector<diagnostic> diagnostics;
+    std::uint64_t total = 0;
+    bool unreadable = !listing.problems.empty();
+    for (const store::source_file& f : listing.files) {
+        listed_message l;
+        l.path = f.path.string();
+        if (f.kind != store::source_kind::mbox) {
+            l.flags = f.flags;
+            l.is_new = f.path.parent_path().filename() == "new";
+            std::error_code ec;
+            total += f.size.value_or(std::filesystem::file_size(f.path, ec));
+            messages.push_back(std::move(l));
+            continue;
+        }
+        std::error_code ec;
+        input_buffer box = input_buffer::open(l.path, ec);
+        if (ec) {
+            std::cerr << "mhtml ls: cannot read " << printable(l.path, 400) << ": " << ec.message()
+                      << '\n';
+            unreadable = true;
+            continue;
+        }
+        total += box.size();
+        store::mbox_split split = store::split_mbox(box.bytes());
+        for (const store::mbox_message& m : split.messages) {
+            listed_message r;
+            r.path = l.path;
+            r.mailbox = box.bytes();
+            r.entry = m;
+            r.format = split.format;
+            r.offset = m.offset;
+            r.from_line = m.from_line;
+            r.envelope = m.envelope;
+            messages.push_back(std::move(r));
+        }
+        for (diagnostic& d : split.diagnostics) {
+            d.part_path = l.path + d.part_path;  // FILE#N
+            diagnostics.push_back(std::move(d));
+        }
+        mailboxes.push_back(std::move(box));  // (the views stay valid: a mapping does not move)
+    }
+    for (const std::string& p : listing.problems)
+        std::cerr << "mhtml ls: " << printable(p, 400) << '\n';
+    const int rc = list_messages(o, "folder", total, messages, diagnostics);
+    return rc == exit_ok && unreadable ? exit_input_errors : rc;
+}
+
 int run_ls(const ls_options& o) {
     if (!message_selected() && store::is_maildir(o.file)) return run_ls_maildir(o);
+    if (std::error_code ec;
+        !message_selected() && o.file != "-" && std::filesystem::is_directory(o.file, ec))
+        return run_ls_folder(o);
     auto opened = open_input("ls", o.file);
     if (!opened) return exit_usage;
     input_buffer in = std::move(*opened);
@@ -374,7 +439,7 @@ int run_ls(const ls_options& o) {
             w.key("content_location");
             loc ? w.string(*loc) : w.null();
             w.key("offset");
-            w.number(p.input_offset());
+            w.number(file_offset(p.input_offset()));
             w.key("decoded");  // found in a decoded body (REL-2.2): offset is that body's
             w.boolean(p.in_decoded_body());
             w.key("encoded_size");
@@ -514,8 +579,8 @@ int run_ls(const ls_options& o) {
             for (const diagnostic& d : diags) {
                 out += "  " + std::string(severity_name(d.sev)) + ' ' +
                        std::string(code_name(d.code)) + " part " +
-                       (d.part_path.empty() ? "." : d.part_path) + " @" + std::to_string(d.offset) +
-                       ": " + printable(d.message) + '\n';
+                       (d.part_path.empty() ? "." : d.part_path) + " @" +
+                       std::to_string(file_offset(d.offset)) + ": " + printable(d.message) + '\n';
             }
         }
     }
@@ -534,7 +599,9 @@ runner add_ls_command(CLI::App& app) {
     CLI::App* cmd = app.add_subcommand("ls",
                                        "List the parts of a MIME document: type, encoding, "
                                        "sizes, Content-ID, Content-Location; then diagnostics");
-    cmd->add_option("FILE", o->file, "the .mhtml/.mht/.eml file, or - for standard input")
+    cmd->add_option("FILE", o->file,
+                    "the .mhtml/.mht/.eml file, or - for standard input; a mailbox (mbox file or "
+                    "Maildir) or a folder lists its messages")
         ->required();
     cmd->add_flag("--json", o->json,
                   "print one JSON document {\"parts\": [...], \"related\": [...], \"diagnostics\": "
@@ -565,6 +632,8 @@ runner add_ls_command(CLI::App& app) {
         "\n"
         "Examples:\n"
         "  mhtml ls saved.mhtml\n"
+        "  mhtml ls ~/Mail/inbox.mbox          one row per message (also a Maildir, or a folder "
+        "of .eml/.mht files)\n"
         "  mhtml ls --json --hash saved.mhtml | jq '.parts[] | select(.leaf) | .sha256'\n"
         "  mhtml ls --max-depth 8 - < suspicious.eml");
     return [o] { return run_ls(*o); };

@@ -42,10 +42,13 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
 
 /// --message N|MESSAGE-ID (ls, refs, cat, check, extract, inline): the input is an mbox
 /// mailbox (or a Maildir folder) and open_input gives that one message of it, unquoted
-/// (store/mbox.hpp, store/maildir.hpp). Offsets the
-/// command reports are then offsets in the message; a note on standard error says where it
-/// starts in the mailbox.
+/// (store/mbox.hpp, store/maildir.hpp): a view of the mailbox, or unquoted when it has quoted
+/// lines. Offsets the command reports in the input are then given in the mailbox file
+/// (file_offset); a note on standard error says where the message starts.
 void add_message_option(CLI::App& cmd);
+/// An offset in the input as read, as an offset in the file named: with --message on an mbox,
+/// in the mailbox (quoting undone counted back in); otherwise the offset itself.
+std::uint64_t file_offset(std::uint64_t offset);
 /// Whether --message was given.
 bool message_selected();
 /// --store DB (refs, cat, check, extract, inline): mid: URLs that name no message of the

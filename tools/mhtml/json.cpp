@@ -1,5 +1,7 @@
 #include "json.hpp"
 
+#include "commands.hpp"
+
 #include "mhtml/json.hpp"
 #include "mhtml/pack/writer.hpp"
 
@@ -23,7 +25,7 @@ void write_diagnostics(json_writer& w, const std::vector<diagnostic>& diags, boo
             w.string(d.part_path);
         }
         w.key("offset");
-        w.number(d.offset);
+        w.number(file_offset(d.offset));
         w.key("message");
         w.string(d.message);
         w.end_object();
@@ -74,7 +76,7 @@ void write_staged_diagnostic(json_writer& w, const diagnostic& d, std::string_vi
     w.key("path");
     w.string(d.part_path);
     w.key("offset");
-    w.number(d.offset);
+    w.number(file_offset(d.offset));
     w.key("message");
     w.string(d.message);
     w.end_object();

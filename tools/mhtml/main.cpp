@@ -20,6 +20,7 @@ namespace {
 std::optional<std::string> selected_message;  // --message: a number from 1, or a Message-ID
 std::optional<std::string> store_db;          // --store
 std::unique_ptr<store::indexed_store> opened_store;
+std::optional<store::message_origin> message_origin;  // --message of an mbox: where it lies
 
 // A Message-ID field's id (mime::parse_msg_id: brackets and comments dropped), or "".
 std::string message_id_of(std::string_view value) {
@@ -139,9 +140,19 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
     const store::mbox_message& m = split.messages[*chosen];
     std::cerr << "mhtml " << command << ": message " << *chosen + 1 << " of " << name
               << " (mailbox offset " << m.offset << ", " << m.size
-              << " octets); offsets below are within the message\n";
+              << " octets); offsets below are offsets in the mailbox file\n";
+    message_origin.emplace();
+    message_origin->offset = m.offset;
+    if (!m.quoted || split.format == store::mbox_format::mboxcl2) {
+        in.narrow(m.offset, m.size);  // read in place
+        return in;
+    }
     return input_buffer::from_string(
-        store::unquote(in.bytes().substr(m.offset, m.size), split.format));
+        store::unquote(in.bytes().substr(m.offset, m.size), split.format, &*message_origin));
+}
+
+std::uint64_t file_offset(std::uint64_t offset) {
+    return message_origin ? message_origin->file_offset(offset) : offset;
 }
 
 void add_fetch_external_options(CLI::App& cmd, fetch_external_flags& flags) {

@@ -72,6 +72,20 @@ MHTML_EXPORT mbox_split split_mbox(std::string_view bytes,
 /// ^>+From ; mboxo the same for ^>From ; mboxcl2 nothing.
 MHTML_EXPORT std::string unquote(std::string_view stored, mbox_format format);
 
+/// Where the octets of a message read from an mbox were in the mailbox file.
+struct message_origin {
+    std::uint64_t offset = 0;  ///< the message's first octet in the file
+    /// Offsets in the message as read (unquoted) of the lines from which unquoting removed one
+    /// '>', ascending.
+    std::vector<std::uint64_t> unquoted_lines;
+    /// The offset in the file of octet `at` of the message as read.
+    [[nodiscard]] MHTML_EXPORT std::uint64_t file_offset(std::uint64_t at) const noexcept;
+};
+
+/// As unquote(), and where each octet of the result was (`origin->offset` is left as it is).
+MHTML_EXPORT std::string unquote(std::string_view stored, mbox_format format,
+                                 message_origin* origin);
+
 /// Message `m` of `mailbox` as the MIME parser reads it: a view of the mailbox itself when
 /// nothing in it is quoted (or the format quotes nothing), so that offsets in it are offsets in
 /// the file minus m.offset; otherwise unquote()'s copy, kept in `storage`.

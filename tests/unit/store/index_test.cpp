@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "mhtml/html/scan.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/uri/cid.hpp"
 
 namespace mhtml::store {
 namespace {
@@ -239,6 +242,100 @@ TEST(StoreIndex, CID_6_ThreadReferencesAcrossMessagesResolveToTheRightBytes) {
     EXPECT_FALSE(store.find("m3.t1@thread.example", "img9@thread.example"));
     EXPECT_FALSE(store.find("m99.t1@thread.example", ""));
     EXPECT_TRUE(store.find("m3.t1@thread.example", "img3@thread.example"));
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, CID_6_CorpusMessagesInAMailboxAreFoundWithTheirParts) {
+    // The corpus's e-mails (tests/data/corpus, PROVENANCE.md) in one mbox (mboxrd), and for
+    // each a reply that names it and every part of it with a Content-ID by mid: URLs. Each
+    // reference resolves, through the index, to that message and to that part's bytes.
+    const fs::path dir = fresh_dir("corpus");
+    struct original {
+        std::string id;                            // id_key of its Message-ID
+        std::map<std::string, std::string> parts;  // Content-ID key -> decoded bytes
+    };
+    std::vector<original> originals;
+    std::map<std::string, int> seen;  // Message-ID -> how many corpus files have it
+    std::string box;
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(MHTML_TEST_DATA) / "corpus"))
+        if (e.path().extension() == ".eml") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+        std::string bytes = read(file);
+        if (!bytes.ends_with('\n')) bytes += '\n';
+        const mime::document doc = mime::document::parse(bytes);
+        const auto mid = doc.root().header("Message-ID");
+        if (!mid) continue;
+        original o;
+        o.id = uri::id_key(mid->raw_value());
+        if (o.id.empty() || ++seen[o.id] > 1) continue;
+        std::map<std::string, int> cids;
+        for (const mime::part_view& p : doc.parts())
+            if (auto c = p.content_id()) ++cids[uri::id_key(*c)];
+        for (const mime::part_view& p : doc.parts()) {
+            const auto c = p.content_id();
+            // Leaves outside any attached message, with a Content-ID that is theirs alone.
+            bool attached = false;
+            for (auto up = p.parent(); up && !attached; up = up->parent())
+                attached = up->kind() == mime::entity_kind::message;
+            if (!c || !p.is_leaf() || cids[uri::id_key(*c)] != 1 || attached) continue;
+            std::string body;
+            p.decode_to(body);
+            o.parts[uri::id_key(*c)] = body;
+        }
+        box += "From corpus@example Mon Jan  1 00:00:00 2024\n" +
+               quote(bytes, mbox_format::mboxrd) + "\n";
+        originals.push_back(std::move(o));
+    }
+    ASSERT_GE(originals.size(), 25u);
+    std::size_t named_parts = 0;
+    for (const original& o : originals) named_parts += o.parts.size();
+    EXPECT_GE(named_parts, 30u);
+    write(dir / "corpus.mbox", box);
+    index idx = index::open(dir / "i.db");
+    const index_report r = idx.update({dir / "corpus.mbox"});
+    EXPECT_TRUE(r.problems.empty());
+    EXPECT_GE(idx.message_count(), originals.size());
+
+    indexed_store store(dir / "i.db");
+    for (const original& o : originals) {
+        // The reply's references, each with what it must resolve to ("" for the message).
+        std::vector<std::pair<std::string, std::string>> refs{
+            {"mid:" + uri::url_encode_id(o.id), ""}};
+        for (const auto& [cid, bytes] : o.parts)
+            refs.emplace_back("mid:" + uri::url_encode_id(o.id) + "/" + uri::url_encode_id(cid),
+                              cid);
+        std::string html;
+        for (const auto& [url, cid] : refs) html += "<img src=\"" + url + "\">";
+        const mime::document reply = mime::document::parse(
+            "Message-ID: <reply@example>\r\nContent-Type: text/html\r\n\r\n" + html);
+        archive::aggregate_options ao;
+        ao.store = &store;
+        const archive::aggregate agg = archive::aggregate::build(reply, ao);
+        const auto found = agg.references(reply.root()).refs;
+        ASSERT_EQ(found.size(), refs.size()) << o.id;
+        for (std::size_t i = 0; i < refs.size(); ++i) {
+            const auto& [url, cid] = refs[i];
+            ASSERT_EQ(found[i].url, url);
+            const archive::resolution res = agg.resolve(reply.root(), found[i]);
+            ASSERT_TRUE(res.target) << o.id << ": " << url;
+            EXPECT_TRUE(res.from_store) << url;
+            if (cid.empty()) {  // the message itself
+                const auto f = res.target->header("Message-ID");
+                ASSERT_TRUE(f);
+                EXPECT_EQ(uri::id_key(f->raw_value()), o.id);
+                EXPECT_EQ(res.target->index(), 0u);
+                continue;
+            }
+            const auto got = res.target->content_id();
+            ASSERT_TRUE(got) << url;
+            EXPECT_EQ(uri::id_key(*got), cid);
+            std::string body;
+            res.target->decode_to(body);
+            EXPECT_EQ(body, o.parts.at(cid)) << o.id << ": " << url;
+        }
+    }
     fs::remove_all(dir);
 }
 
