@@ -32,15 +32,24 @@ _SEVERITIES = ("note", "warning", "ambiguous", "error")
 
 
 def _expand(paths):
-    """A glob string, a path, or a list of them -> a sorted list of file paths (URLs kept)."""
+    """A glob string, a path, or a list of them -> a sorted list of file paths or URLs.
+
+    A name that exists is itself, even with '*', '?' or '[' in it; any other with those is a
+    glob: on the file system, or through fsspec for a URL ("s3://bucket/crawl/*.mhtml")."""
     if isinstance(paths, (str, _os.PathLike)):
         paths = [paths]
     out = []
     for p in paths:
         p = _os.fspath(p)
+        pattern = any(c in p for c in "*?[")
         if "://" in p:
-            out.append(p)
-        elif any(c in p for c in "*?["):
+            if pattern:
+                import fsspec  # only for URLs
+                fs, _, found = fsspec.core.get_fs_token_paths(p)
+                out.extend(fs.unstrip_protocol(f) for f in found if fs.isfile(f))
+            else:
+                out.append(p)
+        elif pattern and not _os.path.lexists(p):
             out.extend(f for f in _glob.glob(p, recursive=True) if _os.path.isfile(f))
         else:
             out.append(p)

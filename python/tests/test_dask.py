@@ -81,3 +81,16 @@ def test_a_failure_is_a_row(client, archives, tmp_path):
     assert len(df) == 4
     assert list(df["ok"]) == [True, True, True, False]
     assert df["parts"].iloc[3] is None
+
+
+def test_globs_on_disk_and_through_fsspec(archives, tmp_path):
+    # _expand needs no cluster: a glob on disk, the same through fsspec (file:// URLs), and a
+    # name that exists taken as it is, even with glob characters in it.
+    on_disk = mhtml.dask._expand(str(archives / "*.mht"))
+    assert on_disk and all(p.endswith(".mht") for p in on_disk)
+    urls = mhtml.dask._expand("file://" + str(archives) + "/*.mht")
+    assert urls == ["file://" + p for p in on_disk]
+    odd = tmp_path / "page[1].mhtml"
+    odd.write_bytes((archives / "empty.mhtml").read_bytes())
+    assert mhtml.dask._expand(str(odd)) == [str(odd)]
+    assert mhtml.dask._expand(str(tmp_path / "nothing-*.mhtml")) == []

@@ -418,7 +418,7 @@ source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbo
         std::error_code ec;
         const fs::file_status st = fs::status(s, ec);
         if (ec) {  // gone, or on a drive that is not mounted: nothing under it is removed
-            out.problems.push_back(given.string() + ": " + ec.message());
+            out.problems.push_back(s.string() + ": " + ec.message());
             out.unlisted.push_back(s);
         } else if (fs::is_directory(st)) {
             walk(s, out, 0);
@@ -431,8 +431,9 @@ source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbo
             const bool mbox = force_mbox || looks_like_mbox(*head);
             direct.push_back(
                 {s, mbox ? source_kind::mbox : source_kind::message, {}, {}, {}, 0, 0});
-        } else {
-            out.problems.push_back(given.string() + ": not a file or folder");
+        } else {  // a FIFO, a device, a socket: not read (nothing under it is removed)
+            out.problems.push_back(s.string() + ": not a file or folder");
+            out.unlisted.push_back(s);
         }
     }
     // One entry per file: a file named directly comes before the same file found in a folder

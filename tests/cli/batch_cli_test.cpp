@@ -128,8 +128,11 @@ TEST(CliBatch, WhatCannotBeReadIsAFailedLineAndTheBatchGoesOn) {
     // As root every file is readable: run the batch as nobody then.
     const std::string as =
         ::getuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+    // A FIFO named as a source: not a file or folder, not read, and a line says so.
+    ASSERT_EQ(::mkfifo((d / "pipe").c_str(), 0600), 0);
     const std::string cmd = cat({as, MHTML_CLI_PATH, " batch ", shell_quote(d.string()), " ",
-                                 shell_quote((d / "gone").string()), " --ls 2>/dev/null"});
+                                 shell_quote((d / "gone").string()), " ",
+                                 shell_quote((d / "pipe").string()), " --ls 2>/dev/null"});
     FILE* p = popen(cmd.c_str(), "r");
     std::string out;
     char buf[4096];
@@ -142,8 +145,36 @@ TEST(CliBatch, WhatCannotBeReadIsAFailedLineAndTheBatchGoesOn) {
     EXPECT_FALSE(lines[(d / "locked.eml").string()]["ok"]);
     ASSERT_TRUE(lines.count((d / "gone").string())) << out;
     EXPECT_FALSE(lines[(d / "gone").string()]["ok"]);
+    ASSERT_TRUE(lines.count((d / "pipe").string())) << out;
+    EXPECT_FALSE(lines[(d / "pipe").string()]["ok"]);
+    EXPECT_NE(lines[(d / "pipe").string()]["error"].get<std::string>().find("not a file or folder"),
+              std::string::npos);
     EXPECT_TRUE(lines[(d / "good.mht").string()]["ok"]);
-    EXPECT_EQ(lines.size(), 9u);
+    EXPECT_EQ(lines.size(), 10u);
+    fs::remove_all(d);
+}
+
+TEST(CliBatch, ResumeTriesWhatFailedAgain) {
+    const fs::path d = make_dir("retry");
+    write(d / "a.eml", "Message-ID: <a@x>\n\na\n");
+    const fs::path results = d / "results.jsonl";
+    const std::string cmd = cat({MHTML_CLI_PATH, " batch ", shell_quote((d / "a.eml").string()),
+                                 " ", shell_quote((d / "late.eml").string()), " --ls --resume ",
+                                 shell_quote(results.string()), " 2>/dev/null"});
+    EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1);  // late.eml is not there yet
+    write(d / "late.eml", "Message-ID: <late@x>\n\nlate\n");
+    EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 0);
+    std::vector<std::pair<std::string, bool>> lines;  // key, ok; in order
+    std::istringstream in(read(results));
+    for (std::string line; std::getline(in, line);) {
+        const auto j = nlohmann::json::parse(line);
+        lines.emplace_back(j["key"], j["ok"]);
+    }
+    const std::vector<std::pair<std::string, bool>> expected{
+        {(d / "late.eml").string(), false},  // (what cannot be listed is written first)
+        {(d / "a.eml").string(), true},
+        {(d / "late.eml").string(), true}};  // tried again; a.eml is not repeated
+    EXPECT_EQ(lines, expected);
     fs::remove_all(d);
 }
 

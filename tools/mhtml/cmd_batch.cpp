@@ -9,6 +9,8 @@
 //
 // --resume FILE: the JSON lines are appended to FILE, and a run finds there what an earlier
 // run finished (each line's "key": the file, and "#N" for message N of a mailbox) and skips it.
+// What failed ("ok": false: unreadable, gone) is tried again, and its new line appended: a
+// key's last line is its result.
 // A line is written with one write(2) of the whole line, so a kill leaves at most a cut last
 // line, which the next run drops (it truncates FILE after the last whole line) and redoes.
 
@@ -24,6 +26,7 @@
 #include <iostream>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -106,6 +109,12 @@ std::string output_name(std::string_view key) {
     return name + tail;
 }
 
+// The output cannot be written: the batch stops (anything else that fails is a line).
+class output_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 struct counters {
     std::atomic<std::uint64_t> archives{0}, failures{0}, bytes{0}, files_done{0};
 };
@@ -164,7 +173,7 @@ private:
         line += '\n';
         ++c_.archives;
         if (!ok) ++c_.failures;
-        if (!sink_.write(line)) throw std::runtime_error("cannot write the output");
+        if (!sink_.write(line)) throw output_error("cannot write the output");
     }
 
     void work(json_writer& w, const std::string& key, std::string_view bytes) {
@@ -323,9 +332,9 @@ bool read_small(const std::string& path, std::string& buf, std::string_view& byt
     return true;
 }
 
-// What an earlier run finished: the keys of the whole lines of FILE, as written there (JSON
-// strings, quotes included; compared with json::quoted of a key). A cut last line is dropped
-// from the file, so that appending goes on after the last whole line.
+// What an earlier run finished: the keys of the whole lines of FILE that say "ok": true, as
+// written there (JSON strings, quotes included; compared with json::quoted of a key). A cut last
+// line is dropped from the file, so that appending goes on after the last whole line.
 std::set<std::string> finished_keys(const std::string& file) {
     std::set<std::string> keys;
     std::FILE* f = std::fopen(file.c_str(), "rb");
@@ -341,7 +350,7 @@ std::set<std::string> finished_keys(const std::string& file) {
         if (nl == std::string::npos) break;
         const std::string_view line(all.data() + at, nl - at);
         constexpr std::string_view head = "{\"key\":\"";
-        if (line.starts_with(head)) {
+        if (line.starts_with(head) && line.ends_with(",\"ok\":true}")) {
             std::size_t i = head.size();
             while (i < line.size() && line[i] != '"') i += line[i] == '\\' ? 2 : 1;
             if (i < line.size())
@@ -392,6 +401,17 @@ int run_batch(const batch_options& o) {
     }
     std::vector<fs::path> sources(o.paths.begin(), o.paths.end());
     store::source_listing listing = store::list_sources(sources, o.format.has_value());
+    // What this batch writes is not an input (a run resumed with its output folder inside an
+    // input folder would otherwise read the files it wrote).
+    for (const std::string& dir : {o.extract_to, o.inline_to}) {
+        if (dir.empty()) continue;
+        std::error_code ec;
+        const std::string inside = (fs::weakly_canonical(dir, ec) / "").native();
+        if (ec) continue;
+        std::erase_if(listing.files, [&](const store::source_file& f) {
+            return f.path.native().starts_with(inside);
+        });
+    }
     line_sink sink(fd);
     counters c;
     runner_state state(o, j, sink, c);
@@ -438,9 +458,18 @@ int run_batch(const batch_options& o) {
                 } else if (!is_done(path)) {
                     state.archive(path, path, std::nullopt, bytes);
                 }
-            } catch (const std::exception& e) {
+            } catch (const output_error& e) {
                 write_failed = true;
                 std::cerr << "mhtml batch: " << e.what() << '\n';
+            } catch (const std::exception& e) {
+                // Outside a job (reading, splitting a mailbox): a line for the file; the
+                // batch goes on.
+                try {
+                    state.failure(path, path, e.what());
+                } catch (const output_error& w) {
+                    write_failed = true;
+                    std::cerr << "mhtml batch: " << w.what() << '\n';
+                }
             }
             ++c.files_done;
         }
@@ -503,7 +532,8 @@ runner add_batch_command(CLI::App& app) {
     cmd->add_option("--jobs,-j", o->jobs, "worker threads (default: the number of cores)")
         ->check(CLI::Range(1u, 1024u));
     cmd->add_option("--resume", o->resume,
-                    "append the lines to FILE, skipping what an earlier run wrote there")
+                    "append the lines to FILE, skipping what an earlier run finished there "
+                    "(what failed is tried again: a key's last line is its result)")
         ->excludes(cmd->add_option("-o,--output", o->out, "write the lines here (default -)"));
     add_limit_options(*cmd, o->limits);
     cmd->footer(
