@@ -168,7 +168,13 @@ void rewrite_references_to(const archive::aggregate& agg, const mime::part_view&
             if (res.target && res.from_store && options.store_parts &&
                 r.kind == html::ref_kind::resource && res.target->is_leaf() &&
                 archive::document_type_of(*res.target) == archive::document_type::none) {
+                if (options.block_plugins && needs_plugin(r, *res.target)) {
+                    ++counts.plugins_blocked;
+                    return std::string(blocked_object_url);
+                }
                 if (auto url = local(*res.target, r)) {
+                    if (const std::size_t hash = r.url.find('#'); hash != std::string::npos)
+                        *url += r.url.substr(hash);
                     ++counts.to_parts;
                     ++counts.from_store;
                     return url;

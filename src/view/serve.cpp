@@ -27,6 +27,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <tuple>
 #include <system_error>
 #include <thread>
 #include <unordered_map>
@@ -269,6 +270,13 @@ std::string header_message_id(std::string_view text) {
     return f ? uri::id_key(f->raw_value()) : std::string();
 }
 
+// FNV-1a of a message's first 4 KiB: which message is at a place, for one without Message-ID.
+std::uint64_t head_hash(std::string_view message) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char c : message.substr(0, 4096)) h = (h ^ c) * 1099511628211ull;
+    return h;
+}
+
 struct summary {
     std::string title, original_url, date;
     std::size_t parts = 0, diagnostics = 0;
@@ -394,16 +402,18 @@ struct mailbox {
 struct archive_entry {
     std::filesystem::path path;  // the file; for a Maildir message, as last found (guarded by m)
     std::string name;            // as listed (relative to its folder; a mailbox's "NAME #N")
+    std::string file_name;       // as listed, without " #N": the order of the index
     std::string ticket;
     std::uint64_t listed_size = 0;
     store::source_kind kind = store::source_kind::message;
     std::shared_ptr<mailbox> box;                 // an mbox listed at start: its message `number`
     std::uint64_t number = 0;                     // in its mailbox, from 1
     std::optional<store::message_record> record;  // an mbox message found through the index
+    std::uint64_t head_hash = 0;  // a listed mbox message without Message-ID: its first octets
 
     std::mutex m;                           // guards what follows
     std::optional<std::string> message_id;  // id_key, once known ("" for none)
-    // Tickets of other messages whose non-document parts this one's pages show (/T/m/...).
+    // The parts of other messages ("TICKET/INDEX") that this one's pages show (/T/m/...).
     std::set<std::string> store_links;
     std::shared_ptr<const loaded> doc;
     std::optional<summary> sum;
@@ -553,6 +563,10 @@ struct pinned {
 // answers only inside one (the aggregates of served messages ask it nothing otherwise).
 struct render_scope {
     std::vector<pinned> pins;
+    // What each lookup (Message-ID, Content-ID) found: a page that names one part many times
+    // asks once.
+    std::map<std::pair<std::string, std::string>, std::optional<mime::part_view>, std::less<>>
+        found;
     bool finding = false;  // inside a lookup: the found message's own aggregate asks no further
     render_scope* outer;
     static thread_local render_scope* current;
@@ -563,8 +577,13 @@ struct render_scope {
     render_scope& operator=(const render_scope&) = delete;
 
     const pinned* of(const mime::document* d) const noexcept {
-        for (const pinned& p : pins)
+        for (const pinned& p : pins)  // as many as the distinct messages a page names
             if (p.doc == d) return &p;
+        return nullptr;
+    }
+    const pinned* of(const archive_entry* e) const noexcept {
+        for (const pinned& p : pins)
+            if (p.entry == e) return &p;
         return nullptr;
     }
 };
@@ -624,12 +643,18 @@ struct server::impl {
         if (opt.store) index.emplace(store::index::open(*opt.store, true));
         for (const std::filesystem::path& s : sources) list(s);
         std::stable_sort(archives.begin(), archives.end(), [](const auto& a, const auto& b) {
-            return a->path != b->path ? a->name < b->name : a->number < b->number;
+            return std::tie(a->file_name, a->number) < std::tie(b->file_name, b->number);
+        });
+        // A file under two sources is served once.
+        std::erase_if(archives, [&](const auto& a) {
+            return !by_place.emplace(place_key(a->kind, a->path, a->number), a.get()).second;
         });
         for (auto& a : archives) {
             a->ticket = ticket_for(*a);
-            by_ticket.emplace(a->ticket, a.get());
-            by_place.emplace(place_key(a->kind, a->path, a->number), a.get());
+            if (!by_ticket.emplace(a->ticket, a.get()).second) {  // (a 2^-128 chance)
+                a->ticket = random_ticket();
+                by_ticket.emplace(a->ticket, a.get());
+            }
         }
     }
 
@@ -645,16 +670,23 @@ struct server::impl {
     // Maildir message is renamed when its flags change).
     std::string ticket_for(const archive_entry& a) const {
         if (!opt.secret) return random_ticket();
+        // The kind first and NUL separators: no two places read alike.
+        using namespace std::string_literals;
         if (a.kind == store::source_kind::maildir)
-            return hmac_ticket(*opt.secret, cat(a.path.parent_path().parent_path().native(), "#",
-                                                store::maildir_unique(a.path.filename().native())));
-        return hmac_ticket(*opt.secret, place_key(a.kind, a.path, a.number));
+            return hmac_ticket(*opt.secret,
+                               cat("maildir\0"s, a.path.parent_path().parent_path().native(), "\0"s,
+                                   store::maildir_unique(a.path.filename().native())));
+        if (a.kind == store::source_kind::mbox)
+            return hmac_ticket(*opt.secret,
+                               cat("mbox\0"s, a.path.native(), "\0"s, std::to_string(a.number)));
+        return hmac_ticket(*opt.secret, a.path.native());
     }
 
     archive_entry& add(const std::filesystem::path& p, std::string name, std::uint64_t size,
                        store::source_kind kind = store::source_kind::message) {
         auto e = std::make_unique<archive_entry>();
         e->path = p;
+        e->file_name = name;
         e->name = std::move(name);
         e->listed_size = size;
         e->kind = kind;
@@ -679,8 +711,10 @@ struct server::impl {
             const store::mbox_message& m = split.messages[i];
             archive_entry& e =
                 add(path, cat(name, " #", std::to_string(i + 1)), m.size, store::source_kind::mbox);
+            e.file_name = name;
             e.box = box;
             e.number = i + 1;
+            e.head_hash = head_hash(std::string_view(read->second).substr(m.offset, m.size));
             e.message_id = header_message_id(
                 std::string_view(read->second)
                     .substr(m.offset, std::min<std::uint64_t>(m.size, 256 * 1024)));
@@ -788,6 +822,7 @@ struct server::impl {
                     const bool same = ::fstat(fd, &after) == 0 && identity_from(after) == now;
                     ::close(fd);
                     if (bytes && same) {
+                        const std::uint64_t stored_head = head_hash(*bytes);  // as listed
                         if (m.quoted && b.format != store::mbox_format::mboxcl2)
                             *bytes = store::unquote(*bytes, b.format);
                         std::optional<std::string> expected;
@@ -795,8 +830,12 @@ struct server::impl {
                             std::lock_guard<std::mutex> entry_lock(a.m);
                             expected = a.message_id;
                         }
-                        if (expected && !expected->empty() &&
-                            header_message_id(*bytes) != *expected) {
+                        // The message at this place is the one listed: by its Message-ID, or,
+                        // without one, by its first octets.
+                        const bool moved = expected && !expected->empty()
+                                               ? header_message_id(*bytes) != *expected
+                                               : stored_head != a.head_hash;
+                        if (moved) {
                             why = "the mailbox changed: another message is at this place now";
                             return std::nullopt;
                         }
@@ -839,6 +878,10 @@ struct server::impl {
         }
         if (r.quoted && r.format != store::mbox_format::mboxcl2)
             *bytes = store::unquote(*bytes, r.format);
+        if (header_message_id(*bytes) != r.message_id) {  // another message is there now
+            why = "the mailbox changed since it was indexed (mhtml index brings it up to date)";
+            return std::nullopt;
+        }
         return std::pair{identity_from(st), std::move(*bytes)};
     }
 
@@ -887,12 +930,12 @@ struct server::impl {
     void learn_ids() {
         for (auto& a : archives) {
             std::optional<std::string> id;
-            std::filesystem::path path;
             {
                 std::lock_guard<std::mutex> lock(a->m);
                 id = a->message_id;
-                path = a->path;
             }
+            const std::filesystem::path path =
+                a->kind == store::source_kind::maildir ? relocate(*a) : a->path;
             if (!id) {
                 std::string head;
                 const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -1229,7 +1272,8 @@ struct server::impl {
                         if (!pin) return std::nullopt;
                         {
                             std::lock_guard<std::mutex> lock(a.m);
-                            a.store_links.insert(pin->entry->ticket);
+                            a.store_links.insert(
+                                cat(pin->entry->ticket, "/", std::to_string(target.index())));
                         }
                         return cat("/", ticket, "/m/", pin->entry->ticket, "/", target.path());
                     }
@@ -1310,11 +1354,16 @@ struct server::impl {
             bool linked = false;
             if (cut != std::string_view::npos) {
                 std::lock_guard<std::mutex> lock(a.m);
-                linked = a.store_links.contains(other);
+                const auto it = a.store_links.lower_bound(cat(other, "/"));
+                linked = it != a.store_links.end() && it->starts_with(cat(other, "/"));
             }
             archive_entry* e = linked ? entry_of(other) : nullptr;
             std::shared_ptr<const loaded> o = e ? open(*e, error) : nullptr;
-            const auto p = o ? o->doc.find(tail.substr(cut + 1)) : std::nullopt;
+            auto p = o ? o->doc.find(tail.substr(cut + 1)) : std::nullopt;
+            if (p) {  // this very part was named
+                std::lock_guard<std::mutex> lock(a.m);
+                if (!a.store_links.contains(cat(other, "/", std::to_string(p->index())))) p.reset();
+            }
             if (!p || !p->is_leaf() ||
                 archive::document_type_of(*p) != archive::document_type::none) {
                 reply r = error_page(http::status::not_found, "Not in this archive",
@@ -1736,23 +1785,34 @@ std::optional<mime::part_view> served_store::find(std::string_view message_id,
     if (!scope || scope->finding || message_id.empty()) return std::nullopt;
     const auto url = uri::ids_to_mid(message_id, content_id);
     if (!url) return std::nullopt;
+    const auto key = std::pair{std::string(message_id), std::string(content_id)};
+    if (auto it = scope->found.find(key); it != scope->found.end()) return it->second;
     scope->finding = true;
     struct done_finding {
         render_scope* s;
         ~done_finding() { s->finding = false; }
     } reset{scope};
+    std::optional<mime::part_view> out;
     for (archive_entry* e : s_.entries_with_id(message_id)) {
-        std::string error;
-        std::shared_ptr<const loaded> l = s_.open(*e, error);
+        // A message this rendering read already is used as read (one copy, however often
+        // it is named, whatever the memory budget lets go meanwhile).
+        const pinned* pin = scope->of(e);
+        std::shared_ptr<const loaded> l = pin ? pin->message : nullptr;
+        if (!l) {
+            std::string error;
+            l = s_.open(*e, error);
+        }
         if (!l) continue;
         // The message's own aggregate resolves it as one of its own messages (itself or one
         // inside it); one that no longer has this Message-ID names nothing.
         const archive::resolution res = l->agg.resolve(l->doc.root(), url.value);
         if (!res.target) continue;
-        scope->pins.push_back({&l->doc, e, l});
-        return res.target;
+        if (!pin) scope->pins.push_back({&l->doc, e, l});
+        out = res.target;
+        break;
     }
-    return std::nullopt;
+    scope->found.emplace(key, out);
+    return out;
 }
 
 }  // namespace mhtml::view

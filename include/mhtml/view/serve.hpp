@@ -12,7 +12,7 @@
 /// archive or message is read when first asked for, and a background thread reads the others
 /// in turn for the index page's columns. A message of an mbox is read from its range; when the
 /// mailbox changed, it is split again, and a message that is no longer at its place (its number
-/// now names another Message-ID, or none) is an error. A Maildir message renamed by a reader
+/// now names another Message-ID, or, for one without, other first octets) is an error. A Maildir message renamed by a reader
 /// (its flags) is found again by its unique name.
 ///
 /// `mid:` URLs (RFC 2392, CID-6, MHT-8.3) that name no message of their own archive resolve
@@ -20,7 +20,8 @@
 /// serve_options::store. A link to another message (or a part of it) leads to that message's
 /// page under its own ticket; a resource of another message that is not a document (an image,
 /// a font) is served under the ticket of the page that names it, at `/T/m/OTHER/PATH`, and only
-/// after one of its pages named it; a frame of another message is not shown (its ticket is not
+/// that very part, after one of the page's archive's pages named it (a plugin's object of it is
+/// blocked as the page's own would be); a frame of another message is not shown (its ticket is not
 /// the page's). So a page still loads nothing outside its own ticket.
 ///
 /// URLs (all of one archive's under its ticket, 128 random bits new per run, or an HMAC of

@@ -854,7 +854,9 @@ std::string thread_mbox() {
                "Content-Type: multipart/related; boundary=\"r\"; type=\"text/html\"\n\n"
                "--r\nContent-Type: text/html\n\n<p>one</p><img src=\"cid:pic@x\">\n"
                "--r\nContent-Type: image/png\nContent-ID: <pic@x>\n"
-               "Content-Transfer-Encoding: base64\n\nQUFBQQ==\n--r--\n") +
+               "Content-Transfer-Encoding: base64\n\nQUFBQQ==\n"
+               "--r\nContent-Type: text/plain\nContent-ID: <secret@x>\n\nnot named\n"
+               "--r\nContent-Type: application/pdf\nContent-ID: <pdf@x>\n\n%PDF-1.4\n--r--\n") +
            "\nFrom b@x Mon Jan  1 00:00:01 2024\n" +
            crlf(
                "Message-ID: <two@x>\nSubject: second\nMIME-Version: 1.0\n"
@@ -862,6 +864,7 @@ std::string thread_mbox() {
                "<a id=prev href=\"mid:one@x\">prev</a><img src=\"mid:one@x/pic@x\">\n"
                "<iframe src=\"mid:one@x\"></iframe><a id=far href=\"mid:far@y\">far</a>\n"
                "<img src=\"mid:far@y/img@y\"><a id=none href=\"mid:nobody@z\">none</a>\n"
+               "<object id=pdf data=\"mid:one@x/pdf@x\"></object>\n"
                ">>From the start\n") +
            "\nFrom c@x Mon Jan  1 00:00:02 2024\n" +
            crlf("Message-ID: <three@x>\nSubject: third\n\nplain text\n") + "\n";
@@ -930,7 +933,12 @@ TEST(Serve, CID_6_EachMessageOfAMailboxIsAPageAndMidLinksLeadBetweenThem) {
     // A Message-ID nobody has: the missing page.
     EXPECT_THAT(page.body, testing::HasSubstr("id=none href=\"/" + t2 + "/missing?u="));
 
-    // Only what a page names is served under its ticket, and never a document.
+    // A plugin's object of another message is blocked as one of the page's own would be.
+    EXPECT_THAT(page.body, testing::HasSubstr("id=pdf data=\"mhtml-blocked:plugin\""));
+    // Only what a page names is served under its ticket, and never a document: not another
+    // part of a message it names a part of, nor a part to a page that names none.
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/3").status, 404);
+    EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/4").status, 404);
     EXPECT_EQ(request(s.port(), "/" + t3 + "/m/" + t1 + "/2").status, 404);
     EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/1").status, 404);
     EXPECT_EQ(request(s.port(), "/" + t2 + "/m/" + t1 + "/9").status, 404);
@@ -980,7 +988,24 @@ TEST(Serve, MailboxesThatChangeAreSplitAgainAndMaildirMessagesFoundAfterARename)
     const response moved = request(s.port(), "/" + t2 + "/");
     EXPECT_EQ(moved.status, 404);
     EXPECT_THAT(moved.body, testing::HasSubstr("another message"));
-    // Tickets from a secret: the same for the same message on a restart.
+    // A message without Message-ID is recognised by its first octets.
+    const std::string noid =
+        "From a@x Mon Jan  1 00:00:00 2024\nSubject: 1\n\none\n\n"
+        "From a@x Mon Jan  1 00:00:00 2024\nSubject: 2\n\ntwo\n\n"
+        "From a@x Mon Jan  1 00:00:00 2024\nSubject: 3\n\nthree\n\n";
+    write_bytes(box / "noid.mbox", noid);
+    {
+        running third({box / "noid.mbox"}, o);
+        const std::string second = "/" + third.get().ticket_of(box / "noid.mbox", 2) + "/";
+        EXPECT_EQ(request(third.port(), second).body, "two\n");
+        write_bytes(box / "noid.mbox", noid.substr(noid.find("From", 5)));  // #1 deleted
+        const response gone = request(third.port(), second);
+        EXPECT_EQ(gone.status, 404);
+        EXPECT_THAT(gone.body, testing::HasSubstr("another message"));
+    }
+    // Tickets from a secret: the same for the same place (path and number, or Maildir and
+    // unique name) on a restart.
+    write_bytes(box / "thread.mbox", thread_mbox());
     running again({box / "thread.mbox", box / "md"}, o);
     EXPECT_EQ(again.get().ticket_of(box / "thread.mbox", 2), t2);
     EXPECT_EQ(again.get().ticket_of(box / "md/cur/100.a.host:2,S"), tm);
