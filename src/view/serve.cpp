@@ -27,9 +27,9 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <tuple>
 #include <system_error>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "mhtml/archive/aggregate.hpp"
