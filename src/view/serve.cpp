@@ -291,6 +291,8 @@ struct loaded {
     mime::document doc;
     archive::aggregate agg;
     std::string message_id;  // of the message (id_key), or ""
+    // A message of an mbox: where its octets are in the mailbox (offsets shown are the file's).
+    std::optional<store::message_origin> origin;
     summary sum;
     std::unordered_map<std::uint32_t, std::string> url_of;  // leaf index -> its URL (after /T)
     mhtml::detail::keyed_string_map<std::uint32_t> by_url;  // "/r/..." -> leaf index
@@ -792,8 +794,8 @@ struct server::impl {
 
     // A message of a listed mbox: its range, the mailbox split again when the file changed
     // (a message no longer there, or another one in its place, is an error).
-    std::optional<std::pair<file_identity, std::string>> read_from_mailbox(archive_entry& a,
-                                                                           std::string& why) {
+    std::optional<std::pair<file_identity, std::string>> read_from_mailbox(
+        archive_entry& a, std::string& why, store::message_origin& origin) {
         mailbox& b = *a.box;
         std::lock_guard<std::mutex> lock(b.m);
         for (int attempt = 0; attempt < 3; ++attempt) {
@@ -823,8 +825,9 @@ struct server::impl {
                     ::close(fd);
                     if (bytes && same) {
                         const std::uint64_t stored_head = head_hash(*bytes);  // as listed
+                        origin.offset = m.offset;
                         if (m.quoted && b.format != store::mbox_format::mboxcl2)
-                            *bytes = store::unquote(*bytes, b.format);
+                            *bytes = store::unquote(*bytes, b.format, &origin);
                         std::optional<std::string> expected;
                         {
                             std::lock_guard<std::mutex> entry_lock(a.m);
@@ -859,7 +862,7 @@ struct server::impl {
     // An mbox message found through the index: read only from the file as indexed (the same
     // file, no shorter: mail is delivered by appending).
     static std::optional<std::pair<file_identity, std::string>> read_indexed(
-        const store::message_record& r, std::string& why) {
+        const store::message_record& r, std::string& why, store::message_origin& origin) {
         const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) {
             why = std::strerror(errno);
@@ -876,8 +879,9 @@ struct server::impl {
             why = "the mailbox changed since it was indexed (mhtml index brings it up to date)";
             return std::nullopt;
         }
+        origin.offset = r.offset;
         if (r.quoted && r.format != store::mbox_format::mboxcl2)
-            *bytes = store::unquote(*bytes, r.format);
+            *bytes = store::unquote(*bytes, r.format, &origin);
         if (header_message_id(*bytes) != r.message_id) {  // another message is there now
             why = "the mailbox changed since it was indexed (mhtml index brings it up to date)";
             return std::nullopt;
@@ -886,16 +890,19 @@ struct server::impl {
     }
 
     // The message's octets as the parser reads them (unquoted) and the identity of the file
-    // they came from (for a mailbox, the mailbox's: any change to it reads them again).
-    std::optional<std::pair<file_identity, std::string>> read_message(archive_entry& a,
-                                                                      std::string& why) {
+    // they came from (for a mailbox, the mailbox's: any change to it reads them again); for
+    // a message of an mbox, where its octets are in the mailbox (`origin`).
+    std::optional<std::pair<file_identity, std::string>> read_message(
+        archive_entry& a, std::string& why, std::optional<store::message_origin>& origin) {
         switch (a.kind) {
             case store::source_kind::message:
                 return read_file(a.path, why);
             case store::source_kind::maildir:
                 return read_file(relocate(a), why);
             case store::source_kind::mbox:
-                return a.record ? read_indexed(*a.record, why) : read_from_mailbox(a, why);
+                origin.emplace();
+                return a.record ? read_indexed(*a.record, why, *origin)
+                                : read_from_mailbox(a, why, *origin);
         }
         return std::nullopt;
     }
@@ -1006,7 +1013,8 @@ struct server::impl {
         }
         // Read and parsed without the lock, so that the index page and other requests do not
         // wait for a large archive (two requests may both read it; the first one kept wins).
-        auto read = read_message(a, why);
+        std::optional<store::message_origin> origin;
+        auto read = read_message(a, why, origin);
         if (!read) {
             std::lock_guard<std::mutex> lock(a.m);
             release(a);
@@ -1016,7 +1024,10 @@ struct server::impl {
         }
         if (opt.prepare) {
             try {
-                if (auto prepared = opt.prepare(read->second)) read->second = std::move(*prepared);
+                if (auto prepared = opt.prepare(read->second)) {
+                    read->second = std::move(*prepared);
+                    origin.reset();  // other octets: offsets are the prepared message's
+                }
             } catch (const std::exception&) {  // served as read
             }
         }
@@ -1027,6 +1038,7 @@ struct server::impl {
                                           m->bytes -= size;
                                           delete l;
                                       });
+        fresh->origin = std::move(origin);
         std::lock_guard<std::mutex> lock(a.m);
         if (a.doc && a.doc->id == fresh->id) return a.doc;
         if (!a.serial_of || !(*a.serial_of == fresh->id)) {
@@ -1151,6 +1163,7 @@ struct server::impl {
     }
 
     static reply check_page(const archive_entry& a, const loaded& l) {
+        // Offsets: in the file (for a message of an mbox, in the mailbox).
         const std::vector<archive::finding> findings = archive::check(l.doc);
         std::string rows;
         for (const archive::finding& f : findings)
@@ -1158,8 +1171,9 @@ struct server::impl {
                         detail::html_escape(f.requirement), "</td><td><code>",
                         detail::html_escape(f.code), "</code></td><td>",
                         f.part_path.empty() ? "." : detail::html_escape(f.part_path),
-                        "</td><td class=n>", std::to_string(f.offset), "</td><td>",
-                        detail::html_escape(f.message), "</td></tr>");
+                        "</td><td class=n>",
+                        std::to_string(l.origin ? l.origin->file_offset(f.offset) : f.offset),
+                        "</td><td>", detail::html_escape(f.message), "</td></tr>");
         reply r;
         r.body = page(cat("Check of ", a.name),
                       cat("<h1>Check of ", detail::html_escape(a.name),

@@ -620,7 +620,7 @@ TEST(StoreIndex, OneProcessIndexesWhileAnotherQueries) {
         ++queries;
     }
     if (!done) ::waitpid(child, &status, 0);
-    ASSERT_TRUE(WIFEXITED(status));
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
     EXPECT_EQ(WEXITSTATUS(status), 0);
     EXPECT_GT(queries, 1);
     index idx = index::open(dir / "i.db", true);
@@ -741,7 +741,7 @@ TEST(StoreIndex, TwoUpdatesAtOnceAddEachMessageOnce) {
     for (pid_t kid : kids) {
         int status = 0;
         ASSERT_EQ(::waitpid(kid, &status, 0), kid);
-        ASSERT_TRUE(WIFEXITED(status));
+        ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
         EXPECT_EQ(WEXITSTATUS(status), 0);
     }
     EXPECT_EQ(dump(dir / "i.db").size(), (400u + 30u) * 3);

@@ -947,6 +947,12 @@ TEST(Serve, CID_6_EachMessageOfAMailboxIsAPageAndMidLinksLeadBetweenThem) {
     EXPECT_THAT(request(s.port(), "/" + t1 + "/").body,
                 testing::HasSubstr("<img src=\"/" + t1 + "/part/2\""));
     EXPECT_EQ(request(s.port(), "/" + t3 + "/").body, "plain text\r\n");
+    // The check page gives offsets in the mailbox file (message 2 has a quoted line, unquoted
+    // when read): its text/html part without charset, at its Content-Type field.
+    const std::string mbox = thread_mbox();
+    const std::size_t field = mbox.find("Content-Type: text/html", mbox.find("<two@x>"));
+    EXPECT_THAT(request(s.port(), "/" + t2 + "/check").body,
+                testing::HasSubstr("<td class=n>" + std::to_string(field) + "</td>"));
     // The index lists each message, with its Subject once read.
     const response index = request(s.port(), "/");
     EXPECT_THAT(index.body, testing::HasSubstr("thread.mbox #2"));
