@@ -2,7 +2,7 @@
 input comes back with lone surrogates ("surrogateescape"); arguments take str or bytes."""
 import builtins
 import os
-from typing import Optional, Union
+from typing import Iterator, Optional, Union
 
 from . import url as url
 
@@ -130,6 +130,11 @@ class Document:
         """The part `url` names, resolved from the root (or the part with path `base`)."""
     def decode_leaves(self) -> list[builtins.bytes]:
         """The decoded body of every leaf, depth first, in one call."""
+    def iter_decoded(self, chunk_size: int = 4 << 20) -> Iterator[tuple[memoryview, memoryview]]:
+        """The decoded leaves a chunk at a time: (data, ends), read-only memoryviews; leaf k of
+        a chunk is data[ends[k-1]:ends[k]] (from 0 for k = 0), ends of format 'Q'. The buffer
+        is reused for the next chunk when no view of the last one is alive: drop them (del)
+        before asking for the next to read at C++ speed. A view kept keeps its octets."""
     def references(self) -> list[Reference]: ...
     def check(self, strict: bool = False) -> list[Finding]: ...
     def extract(self, dir: Union[str, "os.PathLike[str]"], *, force: bool = False,

@@ -75,10 +75,14 @@ def summarize(path, job="ls"):
         doc = _open(path)
         row["size"] = doc.size
         row["parts"] = len(doc)
-        bodies = None
+        decoded = 0
         if job == "ls":
-            bodies = doc.decode_leaves()
-            row["leaves"] = len(bodies)
+            leaves = 0
+            for data, ends in doc.iter_decoded():  # into one reused buffer
+                leaves += len(ends)
+                decoded += len(data)
+                del data, ends
+            row["leaves"] = leaves
         else:
             row["leaves"] = sum(1 for p in doc.parts if p.is_leaf)
         counts = dict.fromkeys(_SEVERITIES, 0)
@@ -86,7 +90,7 @@ def summarize(path, job="ls"):
             counts[d.severity] += 1
         row["diagnostics"] = counts
         if job == "ls":
-            row["decoded_bytes"] = sum(len(b) for b in bodies)
+            row["decoded_bytes"] = decoded
             row["root"] = doc.root.path
         elif job == "check":
             findings = doc.check()

@@ -110,6 +110,57 @@ struct part {
     [[nodiscard]] mime::part_view view() const { return s->doc->part(index); }
 };
 
+// Document.iter_decoded: the decoded leaves a chunk at a time, into one buffer that is used
+// again while nothing holds the last chunk's views (then no page of it is touched for the
+// first time: the reuse that makes a reader fast), else into a new one, so that a view never
+// sees its octets change.
+struct decoded_chunk {
+    std::string data;
+    std::vector<std::uint64_t> ends;  // of each leaf's body in `data`
+};
+struct chunk_octets {
+    std::shared_ptr<const decoded_chunk> c;
+};
+struct chunk_ends {
+    std::shared_ptr<const decoded_chunk> c;
+};
+
+struct decoded_iterator {
+    state_ptr s;
+    std::size_t chunk_size = 0;
+    std::size_t next = 0;  // the next part to look at
+    std::shared_ptr<decoded_chunk> last;
+    std::mutex m;  // one step at a time (the GIL is released while it decodes)
+
+    py::tuple step() {
+        std::shared_ptr<decoded_chunk> c;
+        {
+            py::gil_scoped_release nogil;
+            const std::lock_guard lock(m);
+            // The iterator is the only owner of `last` unless a view of it is alive (each
+            // view's exporter holds a reference; they are dropped with the GIL held, and the
+            // GIL is taken again before the count could rise).
+            c = last && last.use_count() == 1 ? last : std::make_shared<decoded_chunk>();
+            c->data.clear();
+            c->ends.clear();
+            const mime::document& doc = *s->doc;
+            for (; next < doc.size(); ++next) {
+                const mime::part_view p = doc.part(next);
+                if (!p.is_leaf()) continue;
+                // A leaf's decoded size is at most its raw size (base64, quoted-printable or
+                // none): a chunk stops before it would pass chunk_size, unless it is empty.
+                if (!c->ends.empty() && c->data.size() + p.raw_body().size() > chunk_size) break;
+                p.decode_to(c->data);
+                c->ends.push_back(c->data.size());
+            }
+            last = c;
+        }
+        if (c->ends.empty()) throw py::stop_iteration();
+        return py::make_tuple(py::memoryview(py::cast(chunk_octets{c})),
+                              py::memoryview(py::cast(chunk_ends{c})));
+    }
+};
+
 std::optional<part> wrap(const state_ptr& s, const std::optional<mime::part_view>& p) {
     if (!p) return std::nullopt;
     if (&p->doc() != &*s->doc) return std::nullopt;  // another message's (a store): not here
@@ -429,6 +480,19 @@ PYBIND11_MODULE(_mhtml, m) {
         return py::buffer_info(const_cast<char*>(o.data), 1, "B", 1,
                                {static_cast<py::ssize_t>(o.size)}, {1}, true);
     });
+    py::class_<chunk_octets>(m, "_ChunkOctets", py::buffer_protocol())
+        .def_buffer([](chunk_octets& o) {
+            return py::buffer_info(const_cast<char*>(o.c->data.data()), 1, "B", 1,
+                                   {static_cast<py::ssize_t>(o.c->data.size())}, {1}, true);
+        });
+    py::class_<chunk_ends>(m, "_ChunkEnds", py::buffer_protocol()).def_buffer([](chunk_ends& o) {
+        return py::buffer_info(const_cast<std::uint64_t*>(o.c->ends.data()), sizeof(std::uint64_t),
+                               "Q", 1, {static_cast<py::ssize_t>(o.c->ends.size())},
+                               {static_cast<py::ssize_t>(sizeof(std::uint64_t))}, true);
+    });
+    py::class_<decoded_iterator>(m, "_DecodedChunks")
+        .def("__iter__", [](py::object self) { return self; })
+        .def("__next__", [](decoded_iterator& it) { return it.step(); });
 
     py::class_<diagnostic>(m, "Diagnostic",
                            "Something the reader found in the input and what it did about it.")
@@ -711,6 +775,21 @@ PYBIND11_MODULE(_mhtml, m) {
             },
             "The decoded body of every leaf, depth first (one call: cheaper than Part.decode() "
             "on each of many small parts).")
+        .def(
+            "iter_decoded",
+            [](const document& d, std::size_t chunk_size) {
+                auto it = std::make_unique<decoded_iterator>();
+                it->s = d.s;
+                it->chunk_size = std::max<std::size_t>(chunk_size, 1);
+                return it;
+            },
+            py::arg("chunk_size") = std::size_t{4} << 20,
+            "The decoded bodies of the leaves, depth first, a chunk at a time: (data, ends), "
+            "two read-only memoryviews; leaf k of the chunk is data[ends[k-1]:ends[k]] (from "
+            "0 for k = 0), ends of format 'Q'. A chunk holds whole leaves, up to chunk_size "
+            "octets (or one larger leaf). The buffer is used again for the next chunk when no "
+            "view of the last one is alive, so drop them (or copy what you keep) to read at "
+            "C++ speed; a view kept alive keeps its own octets, unchanged.")
         .def("references", &references_of,
              "Every URI reference of every HTML, CSS and SVG part, resolved.")
         .def(

@@ -66,6 +66,42 @@ def test_parts_equal_the_cli(path):
             assert len(body) == w["decoded_size"]
             assert hashlib.sha256(body).hexdigest() == w["sha256"]
     assert doc.decode_leaves() == [p.decode() for p in parts if p.is_leaf]
+    assert chunked_leaves(doc, 1 << 12) == doc.decode_leaves()
+
+
+def chunked_leaves(doc, chunk_size):
+    """The leaves' bodies through Document.iter_decoded."""
+    out = []
+    for data, ends in doc.iter_decoded(chunk_size=chunk_size):
+        assert ends.format == "Q" and data.readonly and ends[-1] == len(data)
+        begin = 0
+        for end in ends:
+            out.append(bytes(data[begin:end]))
+            begin = end
+    return out
+
+
+def test_iter_decoded_reuses_its_buffer_only_when_no_view_is_alive():
+    doc = mhtml.parse(DATA / "corpus" / "blink__frames.mhtml")
+    leaves = doc.decode_leaves()
+    assert len(leaves) > 3
+    # One leaf a chunk (chunk_size 1): each chunk is that leaf.
+    it = doc.iter_decoded(chunk_size=1)
+    first = next(it)
+    second = next(it)  # the first chunk's views are alive: a buffer of its own
+    assert bytes(first[0]) == leaves[0] and bytes(second[0]) == leaves[1]
+    del first
+    third = next(it)
+    assert bytes(second[0]) == leaves[1] and bytes(third[0]) == leaves[2]
+    rest = [bytes(c[0]) for c in it]
+    assert rest == leaves[3:]
+    assert bytes(second[0]) == leaves[1] and bytes(third[0]) == leaves[2]
+    # The views keep the chunk alive after the document and the iterator are gone.
+    data, ends = next(doc.iter_decoded())
+    del doc
+    assert bytes(data[: ends[0]]) == leaves[0]
+    with pytest.raises(TypeError):
+        data[0] = 0
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])
