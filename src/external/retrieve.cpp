@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -426,7 +427,7 @@ public:
             while (running_.size() < std::max<std::size_t>(1, o_.parallel) && !waiting_.empty() &&
                    (running_.empty() || !held_ || *held_ <= o_.max_held)) {
                 std::unique_ptr<transfer> t = std::move(waiting_.front());
-                waiting_.erase(waiting_.begin());
+                waiting_.pop_front();
                 const std::size_t index = t->index;
                 start(std::move(t));
                 if (!active(index)) done_(index);
@@ -459,7 +460,8 @@ private:
     const std::uint64_t* held_;  // octets retrieved and not yet written (materialize), or null
     CURLM* multi_ = nullptr;
     std::string agent_;
-    std::vector<std::unique_ptr<transfer>> waiting_, running_;
+    std::deque<std::unique_ptr<transfer>> waiting_;
+    std::vector<std::unique_ptr<transfer>> running_;
 
     bool active(std::size_t index) const {
         return std::any_of(running_.begin(), running_.end(),

@@ -587,10 +587,19 @@ public:
     void finish() {
         if (in_transaction_) h_.exec("COMMIT");
         in_transaction_ = false;
-        committed_ = report_;  // what the index now holds of this run
+        // What the index now holds of this run: the counts, and how many diagnostics (not a
+        // copy of them at every commit).
+        committed_ = counts_of(report_);
+        committed_diagnostics_ = report_.diagnostics.size();
     }
     /// The report as of the last COMMIT (what survives a transaction lost to contention).
-    [[nodiscard]] const index_report& committed() const noexcept { return committed_; }
+    [[nodiscard]] index_report committed() const {
+        index_report r = committed_;
+        r.diagnostics.assign(
+            report_.diagnostics.begin(),
+            report_.diagnostics.begin() + static_cast<std::ptrdiff_t>(committed_diagnostics_));
+        return r;
+    }
 
 private:
     // Starts a write transaction if none is open, and reads what the index has of every file
@@ -826,7 +835,23 @@ private:
     statement edges_, insert_file_, update_file_, count_messages_, delete_messages_,
         insert_message_, insert_part_, savepoint_, release_, rollback_;
     bool in_transaction_ = false;
-    index_report committed_;
+    index_report committed_;  // its counts (diagnostics: the first committed_diagnostics_)
+    std::size_t committed_diagnostics_ = 0;
+
+    static index_report counts_of(const index_report& r) {
+        index_report c;
+        c.files = r.files;
+        c.files_unchanged = r.files_unchanged;
+        c.files_appended = r.files_appended;
+        c.files_read = r.files_read;
+        c.files_removed = r.files_removed;
+        c.messages_added = r.messages_added;
+        c.messages_removed = r.messages_removed;
+        c.parts_added = r.parts_added;
+        c.bytes_read = r.bytes_read;
+        c.problems = r.problems;
+        return c;
+    }
     std::uint64_t pending_ = 0;
     std::vector<indexed_part> parts_;
     std::string body_;
@@ -906,7 +931,7 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
             if (attempt >= 5) throw;
             // Keep what the committed part of this run did (its files now look unchanged);
             // what the lost transaction did is done again by the next run.
-            add_work(report, index_report(w.committed()));
+            add_work(report, w.committed());
             back_off(attempt * 10);
         } catch (...) {
             sqlite3_exec(p_->h.db, "ROLLBACK", nullptr, nullptr, nullptr);
