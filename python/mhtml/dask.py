@@ -35,21 +35,25 @@ def _expand(paths):
     """A glob string, a path, or a list of them -> a sorted list of file paths or URLs.
 
     A name that exists is itself, even with '*', '?' or '[' in it; any other with those is a
-    glob: on the file system, or through fsspec for a URL ("s3://bucket/crawl/*.mhtml")."""
+    glob: on the file system, or through fsspec for a URL ("s3://bucket/crawl/*.mhtml"; for
+    http and https only '*' and '[', a '?' there starts a query)."""
     if isinstance(paths, (str, _os.PathLike)):
         paths = [paths]
     out = []
     for p in paths:
         p = _os.fspath(p)
-        pattern = any(c in p for c in "*?[")
         if "://" in p:
-            if pattern:
+            web = p.split("://", 1)[0].lower() in ("http", "https")
+            if any(c in p for c in ("*[" if web else "*?[")):
                 import fsspec  # only for URLs
-                fs, _, found = fsspec.core.get_fs_token_paths(p)
-                out.extend(fs.unstrip_protocol(f) for f in found if fs.isfile(f))
+                fs, path = fsspec.core.url_to_fs(p)
+                if fs.exists(path):
+                    out.append(p)
+                else:
+                    out.extend(fs.unstrip_protocol(f) for f in fs.glob(path) if fs.isfile(f))
             else:
                 out.append(p)
-        elif pattern and not _os.path.lexists(p):
+        elif any(c in p for c in "*?[") and not _os.path.lexists(p):
             out.extend(f for f in _glob.glob(p, recursive=True) if _os.path.isfile(f))
         else:
             out.append(p)

@@ -11,6 +11,7 @@
 #include <pybind11/stl/filesystem.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -140,10 +141,29 @@ struct decoded_iterator {
             // The iterator is the only owner of `last` unless a view of it is alive (each
             // view's exporter holds a reference; they are dropped with the GIL held, and the
             // GIL is taken again before the count could rise).
-            c = last && last.use_count() == 1 ? last : std::make_shared<decoded_chunk>();
+            if (last && last.use_count() == 1) {
+                // The last view's reads happen before this rewrite (use_count is a relaxed
+                // load).
+                std::atomic_thread_fence(std::memory_order_acquire);
+                c = last;
+                // After one huge leaf, the memory is not kept for the chunks that follow.
+                if (c->data.capacity() > 2 * chunk_size + (std::size_t{1} << 20))
+                    std::string().swap(c->data);
+            } else {
+                c = std::make_shared<decoded_chunk>();
+            }
             c->data.clear();
             c->ends.clear();
             const mime::document& doc = *s->doc;
+            const std::size_t first = next;
+            struct undo {  // a step that throws (no memory) gives its leaves again next time
+                std::size_t& next;
+                std::size_t first;
+                bool done = false;
+                ~undo() {
+                    if (!done) next = first;
+                }
+            } rollback{next, first};
             for (; next < doc.size(); ++next) {
                 const mime::part_view p = doc.part(next);
                 if (!p.is_leaf()) continue;
@@ -153,6 +173,7 @@ struct decoded_iterator {
                 p.decode_to(c->data);
                 c->ends.push_back(c->data.size());
             }
+            rollback.done = true;
             last = c;
         }
         if (c->ends.empty()) throw py::stop_iteration();

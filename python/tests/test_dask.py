@@ -90,7 +90,12 @@ def test_globs_on_disk_and_through_fsspec(archives, tmp_path):
     assert on_disk and all(p.endswith(".mht") for p in on_disk)
     urls = mhtml.dask._expand("file://" + str(archives) + "/*.mht")
     assert urls == ["file://" + p for p in on_disk]
+    # '?' and '[...]' in URLs too (fsspec's own parsing globs '*' only).
+    assert mhtml.dask._expand("file://" + str(archives) + "/*.mh?") == urls
+    assert mhtml.dask._expand("file://" + str(archives) + "/[c]*.mht") == [
+        u for u in urls if u.rsplit("/", 1)[1].startswith("c")]
     odd = tmp_path / "page[1].mhtml"
     odd.write_bytes((archives / "empty.mhtml").read_bytes())
     assert mhtml.dask._expand(str(odd)) == [str(odd)]
+    assert mhtml.dask._expand("file://" + str(odd)) == ["file://" + str(odd)]
     assert mhtml.dask._expand(str(tmp_path / "nothing-*.mhtml")) == []

@@ -7,6 +7,7 @@ Run by ctest (python.pytest) with PYTHONPATH at the built module, MHTML_CLI the 
 MHTML_TEST_DATA the project's tests/data.
 """
 import base64
+import ctypes
 import hashlib
 import json
 import os
@@ -81,27 +82,64 @@ def chunked_leaves(doc, chunk_size):
     return out
 
 
+class _PyBuffer(ctypes.Structure):
+    _fields_ = [("buf", ctypes.c_void_p), ("obj", ctypes.c_void_p), ("len", ctypes.c_ssize_t),
+                ("itemsize", ctypes.c_ssize_t), ("readonly", ctypes.c_int),
+                ("ndim", ctypes.c_int), ("format", ctypes.c_char_p),
+                ("shape", ctypes.c_void_p), ("strides", ctypes.c_void_p),
+                ("suboffsets", ctypes.c_void_p), ("internal", ctypes.c_void_p)]
+
+
+def address(view):
+    """Where a buffer's octets are (CPython's PyObject_GetBuffer)."""
+    b = _PyBuffer()
+    get = ctypes.pythonapi.PyObject_GetBuffer
+    get.argtypes = [ctypes.py_object, ctypes.POINTER(_PyBuffer), ctypes.c_int]
+    assert get(view, ctypes.byref(b), 0) == 0
+    at = b.buf
+    release = ctypes.pythonapi.PyBuffer_Release
+    release.argtypes = [ctypes.POINTER(_PyBuffer)]
+    release(ctypes.byref(b))
+    return at
+
+
 def test_iter_decoded_reuses_its_buffer_only_when_no_view_is_alive():
     doc = mhtml.parse(DATA / "corpus" / "blink__frames.mhtml")
     leaves = doc.decode_leaves()
-    assert len(leaves) > 3
+    assert len(leaves) > 4
     # One leaf a chunk (chunk_size 1): each chunk is that leaf.
     it = doc.iter_decoded(chunk_size=1)
-    first = next(it)
-    second = next(it)  # the first chunk's views are alive: a buffer of its own
-    assert bytes(first[0]) == leaves[0] and bytes(second[0]) == leaves[1]
-    del first
-    third = next(it)
-    assert bytes(second[0]) == leaves[1] and bytes(third[0]) == leaves[2]
-    rest = [bytes(c[0]) for c in it]
-    assert rest == leaves[3:]
-    assert bytes(second[0]) == leaves[1] and bytes(third[0]) == leaves[2]
+    data, ends = next(it)
+    assert bytes(data) == leaves[0]
+    kept_at = address(data)
+    # Its views alive: the next chunk is written elsewhere, and the kept one stays as it was.
+    second, second_ends = next(it)
+    assert bytes(second) == leaves[1] and address(second) != kept_at
+    assert bytes(data) == leaves[0]
+    # No view of the last chunk alive: the next one is written into the same buffer.
+    second_at = address(second)
+    del second, second_ends
+    third, third_ends = next(it)
+    assert bytes(third) == leaves[2] and address(third) == second_at
+    del third, third_ends
+    fourth, fourth_ends = next(it)
+    assert bytes(fourth) == leaves[3] and address(fourth) == second_at
+    assert bytes(data) == leaves[0]  # never rewritten
+    del fourth, fourth_ends
+    assert [bytes(c[0]) for c in it] == leaves[4:]
     # The views keep the chunk alive after the document and the iterator are gone.
     data, ends = next(doc.iter_decoded())
-    del doc
+    del doc, it
     assert bytes(data[: ends[0]]) == leaves[0]
     with pytest.raises(TypeError):
         data[0] = 0
+
+
+def test_iter_decoded_of_a_document_without_leaves_and_with_chunk_size_zero():
+    assert list(mhtml.parse(b"Content-Type: multipart/mixed; boundary=b\r\n\r\n--b--\r\n")
+                .iter_decoded()) == []
+    doc = mhtml.parse(DATA / "corpus" / "blink__frames.mhtml")
+    assert chunked_leaves(doc, 0) == doc.decode_leaves()
 
 
 @pytest.mark.parametrize("path", CORPUS, ids=[p.name for p in CORPUS])

@@ -431,9 +431,9 @@ source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbo
             const bool mbox = force_mbox || looks_like_mbox(*head);
             direct.push_back(
                 {s, mbox ? source_kind::mbox : source_kind::message, {}, {}, {}, 0, 0});
-        } else {  // a FIFO, a device, a socket: not read (nothing under it is removed)
+        } else {  // a FIFO, a device, a socket: not read
             out.problems.push_back(s.string() + ": not a file or folder");
-            out.unlisted.push_back(s);
+            out.skipped.push_back(s);
         }
     }
     // One entry per file: a file named directly comes before the same file found in a folder
@@ -1039,7 +1039,9 @@ struct indexed_store::impl {
     // delivered by appending): its messages are read while it is the same file, no shorter.
     static std::optional<std::string> read_range(const message_record& r) {
         const std::uint64_t offset = r.offset, size = r.size;
-        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a FIFO put in the file's place does not block the lookup (fstat then
+        // refuses it).
+        const int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) return std::nullopt;
         std::optional<std::string> out;
         struct stat st {};

@@ -324,8 +324,11 @@ std::string unquote(std::string_view stored, mbox_format format) {
 }
 
 std::uint64_t message_origin::file_offset(std::uint64_t at) const noexcept {
+    // A '>' removed before a line is counted for every octet after the line's start; the
+    // line's first octet itself is given as where its line starts in the file (the '>'), as
+    // a diagnostic about the line means.
     const auto removed_before = static_cast<std::uint64_t>(
-        std::upper_bound(unquoted_lines.begin(), unquoted_lines.end(), at) -
+        std::lower_bound(unquoted_lines.begin(), unquoted_lines.end(), at) -
         unquoted_lines.begin());
     return offset + at + removed_before;
 }

@@ -178,6 +178,29 @@ TEST(CliBatch, ResumeTriesWhatFailedAgain) {
     fs::remove_all(d);
 }
 
+TEST(CliBatch, OutputFoldersAreNotReadAsInputsButFilesNamedThereAre) {
+    const fs::path d = make_dir("outputs");
+    write(d / "a.eml", "Message-ID: <a@x>\nContent-Type: text/html\n\n<p>a</p>\n");
+    fs::create_directories(d / "out");
+    write(d / "out" / "left.eml", "Message-ID: <left@x>\n\nleft\n");
+    write(d / "out" / "named.eml", "Message-ID: <named@x>\n\nnamed\n");
+    const std::string cmd = cat({MHTML_CLI_PATH, " batch ", shell_quote(d.string()), " ",
+                                 shell_quote((d / "out" / "named.eml").string()), " --inline-to ",
+                                 shell_quote((d / "out").string()), " 2>/dev/null"});
+    FILE* p = popen(cmd.c_str(), "r");
+    std::string out;
+    char buf[4096];
+    std::size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    EXPECT_EQ(WEXITSTATUS(pclose(p)), 0) << out;
+    auto lines = by_key(out);
+    EXPECT_TRUE(lines.count((d / "a.eml").string())) << out;
+    EXPECT_TRUE(lines.count((d / "out" / "named.eml").string())) << out;
+    EXPECT_FALSE(lines.count((d / "out" / "left.eml").string())) << out;
+    EXPECT_EQ(lines.size(), 2u);
+    fs::remove_all(d);
+}
+
 TEST(CliBatch, ResumeAfterAKillLosesNothingAndRepeatsNothing) {
     const fs::path d = make_dir("resume");
     const std::string page = read(corpus / "blink__frames.mhtml");

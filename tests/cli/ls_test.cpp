@@ -261,6 +261,18 @@ TEST(CliLs, MailboxesAreListedByMessage) {
                   damaged.find("--b\nContent-Transfer", start) + 4);
     }
     std::filesystem::remove(dfile);
+    // A diagnostic about a line that lost its '>' is given where that line starts in the file.
+    const std::string header =
+        "From a@x Mon Jan  1 00:00:00 2024\nSubject: x\n>From bad\n\nbody\n\n";
+    const std::string hfile = temp_file(header, ".mbox");
+    auto h = run("ls --json --message 1 " + hfile);
+    ASSERT_EQ(h.status, 0) << h.out;
+    bool at_line = false;
+    const auto hj = nlohmann::json::parse(h.out);  // (kept: a range-for over a temporary's
+                                                   // member would read freed memory)
+    for (const auto& d : hj["diagnostics"]) at_line |= d["offset"] == header.find(">From bad");
+    EXPECT_TRUE(at_line) << h.out;
+    std::filesystem::remove(hfile);
     // --no-mbox: one message, as before.
     auto one = run("ls --no-mbox " + file);
     EXPECT_NE(one.out.find("1 entities"), std::string::npos) << one.out;

@@ -10,7 +10,8 @@
 // --resume FILE: the JSON lines are appended to FILE, and a run finds there what an earlier
 // run finished (each line's "key": the file, and "#N" for message N of a mailbox) and skips it.
 // What failed ("ok": false: unreadable, gone) is tried again, and its new line appended: a
-// key's last line is its result.
+// key's last line is its result. (A mailbox that could not be read at all has a line under
+// the file's key; once it is read, its messages have lines of their own, FILE#N.)
 // A line is written with one write(2) of the whole line, so a kill leaves at most a cut last
 // line, which the next run drops (it truncates FILE after the last whole line) and redoes.
 
@@ -402,14 +403,19 @@ int run_batch(const batch_options& o) {
     std::vector<fs::path> sources(o.paths.begin(), o.paths.end());
     store::source_listing listing = store::list_sources(sources, o.format.has_value());
     // What this batch writes is not an input (a run resumed with its output folder inside an
-    // input folder would otherwise read the files it wrote).
+    // input folder would otherwise read the files it wrote); a file named on its own is.
+    std::set<std::string> named;
+    for (const fs::path& p : sources) {
+        std::error_code ec;
+        named.insert(fs::weakly_canonical(p, ec).native());
+    }
     for (const std::string& dir : {o.extract_to, o.inline_to}) {
         if (dir.empty()) continue;
         std::error_code ec;
         const std::string inside = (fs::weakly_canonical(dir, ec) / "").native();
         if (ec) continue;
         std::erase_if(listing.files, [&](const store::source_file& f) {
-            return f.path.native().starts_with(inside);
+            return f.path.native().starts_with(inside) && !named.contains(f.path.native());
         });
     }
     line_sink sink(fd);
@@ -419,7 +425,9 @@ int run_batch(const batch_options& o) {
         return !done.empty() && done.count(json::quoted(key)) > 0;
     };
     // Sources and files that could not be read: a line each.
-    for (const fs::path& p : listing.unlisted) {
+    std::vector<fs::path> not_read = listing.unlisted;
+    not_read.insert(not_read.end(), listing.skipped.begin(), listing.skipped.end());
+    for (const fs::path& p : not_read) {
         const std::string key = p.string();
         if (is_done(key)) continue;
         std::string why = "cannot be read";

@@ -303,9 +303,11 @@ int run_ls_folder(const ls_options& o) {
         l.path = f.path.string();
         if (f.kind != store::source_kind::mbox) {
             l.flags = f.flags;
-            l.is_new = f.path.parent_path().filename() == "new";
+            l.is_new =
+                f.kind == store::source_kind::maildir && f.path.parent_path().filename() == "new";
             std::error_code ec;
-            total += f.size.value_or(std::filesystem::file_size(f.path, ec));
+            const std::uintmax_t size = f.size ? *f.size : std::filesystem::file_size(f.path, ec);
+            if (!ec) total += size;
             messages.push_back(std::move(l));
             continue;
         }

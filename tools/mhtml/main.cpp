@@ -140,7 +140,7 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
     const store::mbox_message& m = split.messages[*chosen];
     std::cerr << "mhtml " << command << ": message " << *chosen + 1 << " of " << name
               << " (mailbox offset " << m.offset << ", " << m.size
-              << " octets); offsets below are offsets in the mailbox file\n";
+              << " octets); offsets in the input below are offsets in the mailbox file\n";
     message_origin.emplace();
     message_origin->offset = m.offset;
     if (!m.quoted || split.format == store::mbox_format::mboxcl2) {

@@ -6,8 +6,8 @@
 /// Sources (store::list_sources) are made canonical (symbolic links and `..` resolved), so a
 /// file has one path however it is named. A Maildir (a folder with cur/ and new/) gives its
 /// messages; another folder is walked recursively (links are not followed, names starting with '.'
-/// are skipped), and in it a file named *.eml, *.mht, *.mhtm or *.mhtml is one message (by its name:
-/// it is not opened to be listed) and any other file that looks like an mbox is a mailbox; a
+/// are skipped), and in it a file named *.eml, *.mht, *.mhtm or *.mhtml is one message (by its
+/// name: it is not opened to be listed) and any other file that looks like an mbox is a mailbox; a
 /// file named on the command line is a mailbox when it looks like one (or when a format is
 /// forced) and one message otherwise.
 ///
@@ -79,6 +79,9 @@ struct source_listing {
     std::vector<std::string> problems;  ///< what could not be read, and why
     /// Sources and folders that could not be read: what the index has under them is kept.
     std::vector<std::filesystem::path> unlisted;
+    /// Sources that are neither a file nor a folder (a FIFO, a device, a socket): not read,
+    /// and, like a file that is gone, what the index has of them is removed.
+    std::vector<std::filesystem::path> skipped;
 };
 
 /// The files of `sources` (see above). `force_mbox`: a file named directly is a mailbox even

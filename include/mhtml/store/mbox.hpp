@@ -78,7 +78,8 @@ struct message_origin {
     /// Offsets in the message as read (unquoted) of the lines from which unquoting removed one
     /// '>', ascending.
     std::vector<std::uint64_t> unquoted_lines;
-    /// The offset in the file of octet `at` of the message as read.
+    /// The offset in the file of octet `at` of the message as read; the first octet of a line
+    /// that lost a '>' is given as that line's start in the file (the '>').
     [[nodiscard]] MHTML_EXPORT std::uint64_t file_offset(std::uint64_t at) const noexcept;
 };
 

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -806,6 +807,28 @@ TEST(StoreIndex, SourcesAreCanonicalAndUnreadableOnesKeepTheirRows) {
     EXPECT_EQ(r.problems.size(), 1u);
     EXPECT_EQ(r.files_removed, 0u);
     EXPECT_EQ(idx.find_message("m3.t11@thread.example").size(), 1u);
+    fs::remove_all(dir);
+}
+
+TEST(StoreIndex, AFileReplacedByAFifoIsRemovedAndNeverBlocksALookup) {
+    const fs::path dir = fresh_dir("fifo");
+    const fs::path eml = dir / "m.eml";
+    write(eml, message(13, 1));
+    index idx = index::open(dir / "i.db");
+    (void)idx.update({eml});
+    indexed_store store(dir / "i.db");
+    ASSERT_EQ(idx.find_message("m1.t13@thread.example").size(), 1u);
+    // Replaced by a FIFO before the index is updated: a lookup finds nothing, at once (opening
+    // a FIFO for reading would wait for a writer).
+    fs::remove(eml);
+    ASSERT_EQ(::mkfifo(eml.c_str(), 0600), 0);
+    EXPECT_FALSE(store.find("m1.t13@thread.example", ""));
+    // Named again: not a file or folder, a problem, and its rows are removed.
+    const index_report r = idx.update({eml});
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_NE(r.problems[0].find("not a file or folder"), std::string::npos);
+    EXPECT_EQ(r.files_removed, 1u);
+    EXPECT_TRUE(idx.find_message("m1.t13@thread.example").empty());
     fs::remove_all(dir);
 }
 
