@@ -470,6 +470,18 @@ index index::open(const fs::path& db, bool read_only) {
 
 namespace {
 
+// Adds the counts of what `from` did (files read and removed, messages, parts, octets) to
+// `into`.
+void add_counts(index_report& into, const index_report& from) {
+    into.files_read += from.files_read;
+    into.files_appended += from.files_appended;
+    into.files_removed += from.files_removed;
+    into.messages_added += from.messages_added;
+    into.messages_removed += from.messages_removed;
+    into.parts_added += from.parts_added;
+    into.bytes_read += from.bytes_read;
+}
+
 class writer {
     // What the index has of a file.
     struct recorded {
@@ -838,18 +850,12 @@ private:
     index_report committed_;  // its counts (diagnostics: the first committed_diagnostics_)
     std::size_t committed_diagnostics_ = 0;
 
-    static index_report counts_of(const index_report& r) {
+    static index_report counts_of(const index_report& r) {  // all but the diagnostics
         index_report c;
         c.files = r.files;
         c.files_unchanged = r.files_unchanged;
-        c.files_appended = r.files_appended;
-        c.files_read = r.files_read;
-        c.files_removed = r.files_removed;
-        c.messages_added = r.messages_added;
-        c.messages_removed = r.messages_removed;
-        c.parts_added = r.parts_added;
-        c.bytes_read = r.bytes_read;
         c.problems = r.problems;
+        add_counts(c, r);
         return c;
     }
     std::uint64_t pending_ = 0;
@@ -888,13 +894,7 @@ private:
 // Adds what `from` did (files read and removed, messages, parts, octets, diagnostics) to
 // `into`; the listing's counts (files, unchanged, problems) are left as they are.
 void add_work(index_report& into, index_report&& from) {
-    into.files_read += from.files_read;
-    into.files_appended += from.files_appended;
-    into.files_removed += from.files_removed;
-    into.messages_added += from.messages_added;
-    into.messages_removed += from.messages_removed;
-    into.parts_added += from.parts_added;
-    into.bytes_read += from.bytes_read;
+    add_counts(into, from);
     for (diagnostic& d : from.diagnostics) into.diagnostics.push_back(std::move(d));
 }
 
