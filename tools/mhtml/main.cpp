@@ -191,8 +191,11 @@ std::optional<opened_archive> open_archive(std::string_view command, const std::
     if (!in) return std::nullopt;
     mime::parse_options po;
     po.limits = limits;
+    const bool fetching = fetch && fetch->enabled;
+    // Other octets than the mailbox's: offsets are the rewritten message's own.
+    if (fetching) message_origin.reset();
     mime::document doc =
-        fetch && fetch->enabled
+        fetching
             ? mime::document::parse(with_external_bodies(command, in->bytes(), limits, *fetch), po)
             : mime::document::parse(std::move(*in), po);
     archive::aggregate_options ao = options;
