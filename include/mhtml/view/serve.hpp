@@ -88,7 +88,9 @@ struct serve_options {
     unsigned threads = 0;    ///< 0: one per core
     /// Let received scripts run (sandboxed, loading only their archive's URLs; see above).
     bool allow_scripts = false;
-    /// With a value: tickets are HMAC-SHA256(secret, the archive's absolute path), 128 bits.
+    /// With a value: tickets are HMAC-SHA256(secret, where the archive is: its canonical path, or
+/// for a message of a mailbox the mailbox's path and its number, or the Maildir and its
+/// unique name), 128 bits.
     std::optional<std::string> secret;
     std::size_t max_header_bytes = 16 * 1024;
     std::chrono::milliseconds request_timeout{10'000};
