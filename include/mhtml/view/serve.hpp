@@ -12,8 +12,8 @@
 /// archive or message is read when first asked for, and a background thread reads the others
 /// in turn for the index page's columns. A message of an mbox is read from its range; when the
 /// mailbox changed, it is split again, and a message that is no longer at its place (its number
-/// now names another Message-ID, or, for one without, other first octets) is an error. A Maildir message renamed by a reader
-/// (its flags) is found again by its unique name.
+/// now names another Message-ID, or, for one without, other first octets) is an error. A Maildir
+/// message renamed by a reader (its flags) is found again by its unique name.
 ///
 /// `mid:` URLs (RFC 2392, CID-6, MHT-8.3) that name no message of their own archive resolve
 /// among the served messages (by Message-ID, read on the first lookup) and then in the index of
@@ -89,8 +89,8 @@ struct serve_options {
     /// Let received scripts run (sandboxed, loading only their archive's URLs; see above).
     bool allow_scripts = false;
     /// With a value: tickets are HMAC-SHA256(secret, where the archive is: its canonical path, or
-/// for a message of a mailbox the mailbox's path and its number, or the Maildir and its
-/// unique name), 128 bits.
+    /// for a message of a mailbox the mailbox's path and its number, or the Maildir and its
+    /// unique name), 128 bits.
     std::optional<std::string> secret;
     std::size_t max_header_bytes = 16 * 1024;
     std::chrono::milliseconds request_timeout{10'000};
