@@ -948,11 +948,17 @@ struct server::impl {
                 const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
                 if (fd >= 0) {
                     struct stat st {};
-                    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-                        head = read_range(fd, 0,
-                                          std::min<std::uint64_t>(
-                                              static_cast<std::uint64_t>(st.st_size), 256 * 1024))
+                    // The header block only: 16 KiB hold almost every one (a first lookup
+                    // reads this much of every served archive), 256 KiB at most.
+                    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+                        const auto size = static_cast<std::uint64_t>(st.st_size);
+                        head = read_range(fd, 0, std::min<std::uint64_t>(size, 16 * 1024))
                                    .value_or("");
+                        if (size > head.size() && head.find("\n\n") == std::string::npos &&
+                            head.find("\r\n\r\n") == std::string::npos)
+                            head = read_range(fd, 0, std::min<std::uint64_t>(size, 256 * 1024))
+                                       .value_or("");
+                    }
                     ::close(fd);
                 }
                 id = header_message_id(head);

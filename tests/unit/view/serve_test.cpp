@@ -1017,5 +1017,25 @@ TEST(Serve, MailboxesThatChangeAreSplitAgainAndMaildirMessagesFoundAfterARename)
     EXPECT_EQ(again.get().ticket_of(box / "md/cur/100.a.host:2,S"), tm);
 }
 
+TEST(Serve, CID_6_ServedArchivesAreFoundByMessageIdWhateverTheSizeOfTheirHeader) {
+    // The first lookup reads each served archive's header block: 16 KiB first, more (up to
+    // 256 KiB) when the block does not end within it.
+    sandbox box;
+    std::string big = "X-Padding: ";
+    big.append(40 * 1024, 'p');
+    big += "\r\nMessage-ID: <big@x>\r\nContent-Type: text/plain\r\n\r\nbig\r\n";
+    write_bytes(box / "big.eml", big);
+    write_bytes(
+        box / "ref.eml",
+        crlf("Message-ID: <ref@x>\nContent-Type: text/html\n\n<a href=\"mid:big@x\">b</a>\n"));
+    serve_options o;
+    o.index_in_background = false;
+    running s({box.path()}, o);
+    const std::string tb = s.get().ticket_of(box / "big.eml");
+    ASSERT_FALSE(tb.empty());
+    EXPECT_THAT(request(s.port(), "/" + s.get().ticket_of(box / "ref.eml") + "/").body,
+                testing::HasSubstr("href=\"/" + tb + "/\""));
+}
+
 }  // namespace
 }  // namespace mhtml::view
