@@ -102,7 +102,8 @@ void add_maildir(const fs::path& folder, source_listing& out) {
     for (auto& p : l.problems) out.problems.push_back(std::move(p));
 }
 
-void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
+void walk(const fs::path& folder, source_listing& out, std::size_t depth,
+          const std::vector<fs::path>& untouched) {
     if (depth > 64) {
         out.problems.push_back(folder.string() + ": folders nested too deep; not read");
         return;
@@ -123,12 +124,13 @@ void walk(const fs::path& folder, source_listing& out, std::size_t depth) {
     std::sort(entries.begin(), entries.end());
     for (const fs::path& e : entries) {
         const std::string name = e.filename().string();
+        if (std::find(untouched.begin(), untouched.end(), e) != untouched.end()) continue;
         if (name.empty() || name.front() == '.') continue;
         std::error_code se;
         const fs::file_status st = fs::symlink_status(e, se);
         if (se || fs::is_symlink(st)) continue;
         if (fs::is_directory(st)) {
-            walk(e, out, depth + 1);
+            walk(e, out, depth + 1, untouched);
         } else if (fs::is_regular_file(st)) {
             // A message by its name (not opened here: a folder of 100,000 saved pages is listed
             // without reading them); any other file is a mailbox if it starts like one.
@@ -410,18 +412,20 @@ struct indexed_part {
 
 }  // namespace
 
-source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbox) {
+source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbox,
+                            const std::vector<fs::path>& untouched) {
     source_listing out;
     std::vector<source_file> direct;  // files named as sources
     for (const fs::path& given : sources) {
         const fs::path s = normal(given);
+        if (std::find(untouched.begin(), untouched.end(), s) != untouched.end()) continue;
         std::error_code ec;
         const fs::file_status st = fs::status(s, ec);
         if (ec) {  // gone, or on a drive that is not mounted: nothing under it is removed
             out.problems.push_back(s.string() + ": " + ec.message());
             out.unlisted.push_back(s);
         } else if (fs::is_directory(st)) {
-            walk(s, out, 0);
+            walk(s, out, 0, untouched);
         } else if (fs::is_regular_file(st)) {
             const auto head = file_head(s);
             if (!head) {
@@ -904,7 +908,15 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
     if (p_->read_only) throw store_error(p_->h.name + ": opened read-only");
     const update_lock lock(p_->h.name);
     index_report report;
-    source_listing listing = list_sources(sources, options.format.has_value());
+    // The index's own files are never opened by the walk: closing a descriptor of one drops
+    // every fcntl lock this process holds on it, SQLite's included (a folder that holds its
+    // index: another process then took the WAL index for unused and truncated it under this
+    // one, SIGBUS in sqlite3WalFrames, seen in StoreIndex.TwoUpdatesAtOnceAddEachMessageOnce).
+    const fs::path db = normal(p_->h.name);
+    std::vector<fs::path> untouched;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal", ".update-lock"})
+        untouched.push_back(fs::path(db.native() + suffix));
+    source_listing listing = list_sources(sources, options.format.has_value(), untouched);
     report.problems = std::move(listing.problems);
     // What is committed stays committed: after contention (another process writing the index
     // too) the update runs again, and finds the files done so far unchanged.

@@ -86,8 +86,11 @@ struct source_listing {
 
 /// The files of `sources` (see above). `force_mbox`: a file named directly is a mailbox even
 /// when it does not look like one.
+/// `untouched`: files never opened nor listed (index::update passes its own database's files:
+/// opening and closing one of them would drop SQLite's fcntl locks on it in this process).
 MHTML_EXPORT source_listing list_sources(const std::vector<std::filesystem::path>& sources,
-                                         bool force_mbox = false);
+                                         bool force_mbox = false,
+                                         const std::vector<std::filesystem::path>& untouched = {});
 
 struct index_options {
     std::optional<mbox_format> format;  ///< force an mbox format (--mbox-format)

@@ -832,6 +832,21 @@ TEST(StoreIndex, AFileReplacedByAFifoIsRemovedAndNeverBlocksALookup) {
     fs::remove_all(dir);
 }
 
+TEST(StoreIndex, FilesToLeaveUntouchedAreNeitherOpenedNorListed) {
+    // index::update leaves its own database's files alone (closing a descriptor of one would
+    // drop SQLite's locks on it in this process); list_sources takes them as `untouched`.
+    const fs::path dir = fresh_dir("untouched");
+    write(dir / "box", mbox_entry(message(14, 1)));
+    write(dir / "other", mbox_entry(message(14, 2)));
+    const fs::path box = fs::weakly_canonical(dir / "box");
+    EXPECT_EQ(list_sources({dir}).files.size(), 2u);
+    const source_listing l = list_sources({dir}, false, {box});
+    ASSERT_EQ(l.files.size(), 1u);
+    EXPECT_EQ(l.files[0].path.filename(), "other");
+    EXPECT_TRUE(list_sources({box}, false, {box}).files.empty());
+    fs::remove_all(dir);
+}
+
 TEST(StoreIndex, ARewriteThatKeepsSizeAndMtimeIsSeenByItsCtime) {
     const fs::path dir = fresh_dir("ctime");
     const fs::path eml = dir / "a.eml";
