@@ -34,6 +34,28 @@ constexpr bool istarts_with(std::string_view s, std::string_view prefix) noexcep
     return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
+/// The first position at or after `from` of an octet in `set` (npos when none): what
+/// std::string_view::find_first_of answers, without the library call per octet that
+/// libstdc++ makes (a memchr over `set` for each octet of `s`). For short sets.
+constexpr std::size_t find_first_of(std::string_view s, std::string_view set,
+                                    std::size_t from = 0) noexcept {
+    for (std::size_t i = from; i < s.size(); ++i)
+        for (const char c : set)
+            if (s[i] == c) return i;
+    return std::string_view::npos;
+}
+
+/// As find_first_of, the first octet not in `set`.
+constexpr std::size_t find_first_not_of(std::string_view s, std::string_view set,
+                                        std::size_t from = 0) noexcept {
+    for (std::size_t i = from; i < s.size(); ++i) {
+        bool in = false;
+        for (const char c : set) in |= s[i] == c;
+        if (!in) return i;
+    }
+    return std::string_view::npos;
+}
+
 /// ASCII lower-case copy.
 inline std::string lowered(std::string_view s) {
     std::string out(s);

@@ -91,9 +91,12 @@ void collect_alternative_ids(const mime::part_view& alternative,
 }  // namespace
 
 struct aggregate::lazy_bases {
-    explicit lazy_bases(std::size_t n) : done(std::make_unique<std::atomic<bool>[]>(n)) {}
-    std::unique_ptr<std::atomic<bool>[]> done;  // entity i's base is final (false at first)
-    std::mutex write;                           // held while an HTML base is written
+    explicit lazy_bases(std::size_t n)
+        : done(std::make_unique<std::atomic<bool>[]>(n)),
+          parsed(std::make_unique<std::atomic<bool>[]>(n)) {}
+    std::unique_ptr<std::atomic<bool>[]> done;    // entity i's base is final (false at first)
+    std::unique_ptr<std::atomic<bool>[]> parsed;  // bases_[i] is made (false at first)
+    std::mutex write;  // held while an HTML base or a parsed base is written
 };
 
 aggregate::aggregate() = default;
@@ -139,6 +142,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
                    : fictitious;
     };
 
+    // resolved_by_base[i]: e.location was resolved against its parsed heading base (the base
+    // the label index resolves it against too: it is given the result).
+    std::vector<bool> resolved_by_base(n);
     std::optional<uri::base_uri> heading_parsed;
     for (std::size_t i = 0; i < n; ++i) {  // depth-first order: a parent comes before its children
         mime::part_view p = doc.part(i);
@@ -156,6 +162,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
                 heading_parsed = uri::base_uri::make(e.heading_base);
             e.location =
                 heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
+            resolved_by_base[i] = heading_parsed.has_value();
         }
         if (h.content_base) {
             own_heading_base[i] = std::move(h.content_base);
@@ -183,7 +190,11 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         for (std::size_t k = 0; k < members.size(); ++k) {
             const auto& m = members[k];
             if (auto f = m.header("Content-ID")) labels[k].content_id = f->raw_value();
-            if (auto f = m.header("Content-Location")) labels[k].content_location = f->raw_value();
+            if (auto f = m.header("Content-Location")) {
+                labels[k].content_location = f->raw_value();
+                if (resolved_by_base[m.index()] && a.entities_[m.index()].location)
+                    labels[k].resolved_location = &*a.entities_[m.index()].location;
+            }
             if (auto f = m.header("Content-Base")) labels[k].content_base = f->raw_value();
             paths[k] = m.path();
             labels[k].path = paths[k];
@@ -232,14 +243,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             a.ids_in_message_.try_emplace(std::move(key), static_cast<std::uint32_t>(i));
         }
     }
-    a.bases_.reserve(n);
-    for (const auto& e : a.entities_) {
-        if (!a.bases_.empty() && a.bases_.back() && a.bases_.back()->str() == e.base) {
-            a.bases_.push_back(a.bases_.back());  // a copy of the parsed base, not a new parse
-        } else {
-            a.bases_.push_back(uri::base_uri::make(e.base));
-        }
-    }
+    // Parsed on first use (parsed_base): only the parts that references are resolved from
+    // need theirs, and most parts of a large archive are images.
+    a.bases_.resize(n);
     a.lazy_ = std::make_unique<lazy_bases>(n);
     if (a.match_.cid_content_location) a.find_style_holders();
     cap_diagnostics(a.diags_, options.max_diagnostics);  // as the parser's, per document
@@ -321,15 +327,38 @@ void aggregate::apply_html_base(std::size_t i, const html::scan_result& scan) co
     if (done.load(std::memory_order_acquire)) return;
     std::lock_guard<std::mutex> lock(lazy_->write);
     if (done.load(std::memory_order_relaxed)) return;
-    if (scan.base && bases_[i]) {
-        std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
-        if (uri::is_absolute(resolved)) {
-            entities_[i].base = std::move(resolved);
-            entities_[i].has_html_base = true;
+    if (scan.base) {
+        std::atomic<bool>& parsed = lazy_->parsed[i];
+        if (!parsed.load(std::memory_order_relaxed)) {
             bases_[i] = uri::base_uri::make(entities_[i].base);
+            parsed.store(true, std::memory_order_release);
+        }
+        if (bases_[i]) {
+            std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
+            if (uri::is_absolute(resolved)) {
+                entities_[i].base = std::move(resolved);
+                entities_[i].has_html_base = true;
+                bases_[i] = uri::base_uri::make(entities_[i].base);
+            }
         }
     }
     done.store(true, std::memory_order_release);
+}
+
+// Entity i's base, parsed (nullptr when it does not parse), once its <base href> is applied.
+// bases_[i] is written under the lock, before `parsed` is set (release), and read only after
+// (acquire); apply_html_base writes it before `done` is set, which ensure_html_base waits for.
+const uri::base_uri* aggregate::parsed_base(std::size_t i) const {
+    ensure_html_base(i);
+    std::atomic<bool>& parsed = lazy_->parsed[i];
+    if (!parsed.load(std::memory_order_acquire)) {
+        std::lock_guard<std::mutex> lock(lazy_->write);
+        if (!parsed.load(std::memory_order_relaxed)) {
+            bases_[i] = uri::base_uri::make(entities_[i].base);
+            parsed.store(true, std::memory_order_release);
+        }
+    }
+    return bases_[i] ? &*bases_[i] : nullptr;
 }
 
 const entity_info& aggregate::info(const mime::part_view& p) const {
@@ -449,7 +478,8 @@ resolution aggregate::resolve_reference(const mime::part_view& from, std::string
     }
     const entity_info& e = info(from);
     static const uri::base_uri fictitious = uri::base_uri::fictitious();
-    const uri::base_uri& b = bases_[from.index()] ? *bases_[from.index()] : fictitious;
+    const uri::base_uri* parsed = parsed_base(from.index());
+    const uri::base_uri& b = parsed ? *parsed : fictitious;
     std::vector<diagnostic> found;
     int structure = e.related;
     bool first = true;
@@ -525,7 +555,8 @@ resolution aggregate::resolve_reference(const mime::part_view& from, std::string
             } else {
                 static const uri::base_uri none = uri::base_uri::fictitious();
                 const entity_info& hi = info(*holder);
-                const uri::base_uri& hb = bases_[holder->index()] ? *bases_[holder->index()] : none;
+                const uri::base_uri* holder_base = parsed_base(holder->index());
+                const uri::base_uri& hb = holder_base ? *holder_base : none;
                 // The sheet's own structure, then the enclosing ones, as above. This note
                 // comes before whatever the label index says about the match.
                 const std::size_t note_at = found.size();

@@ -2,6 +2,7 @@
 
 #include "text_cat.hpp"
 
+#include "mhtml/ascii.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/mime/header.hpp"
@@ -107,7 +108,7 @@ void read_start_info(std::string_view value, root_selection& sel) {
             end = close == std::string_view::npos ? value.size() : close + 1;
             piece = value.substr(close == std::string_view::npos ? i + 1 : i, end - i);
         } else {
-            end = std::min(value.find_first_of(" \t\r\n,<", i), value.size());
+            end = std::min(ascii::find_first_of(value, " \t\r\n,<", i), value.size());
             piece = value.substr(i, end - i);
         }
         std::string key = uri::id_key(piece);

@@ -460,6 +460,9 @@ void scanner::run() {
 }  // namespace
 
 void scan_css(std::string_view css, std::vector<css_reference>& out) {
+    // Every reference is a url( token or function, or an @import string, and both start with
+    // a literal '(' or '@' (an escaped one makes neither): a sheet with neither has none.
+    if (css.find('(') == std::string_view::npos && css.find('@') == std::string_view::npos) return;
     scanner(css, out).run();
 }
 

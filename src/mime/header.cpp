@@ -1,6 +1,7 @@
 #include "mhtml/mime/header.hpp"
 
 #include "field_name.hpp"
+#include "mhtml/ascii.hpp"
 
 namespace mhtml::mime {
 
@@ -11,6 +12,12 @@ constexpr bool is_wsp(char c) noexcept {
 }  // namespace
 
 std::string unfold(std::string_view v) {
+    if (ascii::find_first_of(v, "\r\n") == std::string_view::npos) {
+        // One line (most fields): the white space around it trimmed, no copy octet by octet.
+        while (!v.empty() && is_wsp(v.front())) v.remove_prefix(1);
+        while (!v.empty() && is_wsp(v.back())) v.remove_suffix(1);
+        return std::string(v);
+    }
     std::string out;
     out.reserve(v.size());
     for (std::size_t i = 0; i < v.size(); ++i) {

@@ -133,10 +133,10 @@ std::optional<std::string> relative_reference(std::string_view prefix, std::stri
     std::string_view f = from.substr(prefix.size());
     std::string_view t = to.substr(prefix.size());
     // The base's query and fragment do not matter; its last segment is not a folder.
-    f = f.substr(0, f.find_first_of("?#"));
+    f = f.substr(0, ascii::find_first_of(f, "?#"));
     const std::size_t f_dir_end = f.rfind('/');
     f = f_dir_end == std::string_view::npos ? std::string_view() : f.substr(0, f_dir_end + 1);
-    const std::size_t t_path_end = std::min(t.find_first_of("?#"), t.size());
+    const std::size_t t_path_end = std::min(ascii::find_first_of(t, "?#"), t.size());
     std::string_view t_path = t.substr(0, t_path_end);
     if (f.find("//") != std::string_view::npos || t_path.find("//") != std::string_view::npos ||
         t_path.empty() || t_path.back() == '/')

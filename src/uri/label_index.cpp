@@ -25,14 +25,32 @@ namespace {
 std::optional<std::string> tail_key(std::string_view u, bool backslash) {
     u = u.substr(0, std::min(u.find('#'), u.size()));
     u = u.substr(0, std::min(u.find('?'), u.size()));
+    // Most labels: http: or https:, in printable ASCII without '%' or a backslash (so nothing
+    // below changes an octet but the case): the last segment after the host.
+    if (u.starts_with("http://") || u.starts_with("https://")) {
+        bool plain = true;
+        for (const char c : u) plain &= c > 0x20 && c < 0x7f && c != '%' && c != '\\';
+        if (plain) {
+            std::size_t host = u.find("//") + 2;
+            while (host < u.size() && u[host] == '/') ++host;
+            if (u.find('/', host) == std::string_view::npos) return std::nullopt;
+            std::string out(u.substr(u.rfind('/') + 1));
+            for (char& c : out) c = ascii::lower(c);
+            if (out.empty() || out == "." || out == "..") return std::nullopt;
+            return out;
+        }
+    }
+    // A copy only where TAB, CR or LF go or a backslash becomes a slash.
     std::string s;
-    s.reserve(u.size());
-    for (const char c : u)
-        if (c != '\t' && c != '\r' && c != '\n') s += c == '\\' && backslash ? '/' : c;
-    while (!s.empty() && static_cast<unsigned char>(s.back()) <= 0x20) s.pop_back();
-    std::size_t from = 0;
-    while (from < s.size() && static_cast<unsigned char>(s[from]) <= 0x20) ++from;
-    std::string_view v = std::string_view(s).substr(from);
+    std::string_view v = u;
+    if (ascii::find_first_of(u, backslash ? "\t\r\n\\" : "\t\r\n") != std::string_view::npos) {
+        s.reserve(u.size());
+        for (const char c : u)
+            if (c != '\t' && c != '\r' && c != '\n') s += c == '\\' && backslash ? '/' : c;
+        v = s;
+    }
+    while (!v.empty() && static_cast<unsigned char>(v.back()) <= 0x20) v.remove_suffix(1);
+    while (!v.empty() && static_cast<unsigned char>(v.front()) <= 0x20) v.remove_prefix(1);
     // An authority must be followed by a path. The URL Standard starts one after any run of
     // slashes, also none or one, behind a special scheme (`http:/x.example` is
     // http://x.example/), and after "//" elsewhere.
@@ -43,11 +61,10 @@ std::optional<std::string> tail_key(std::string_view u, bool backslash) {
         v.substr(0, colon).find_first_not_of(
             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") ==
             std::string_view::npos;
-    std::string scheme = has_scheme ? std::string(v.substr(0, colon)) : std::string();
-    for (char& c : scheme)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    const bool special = scheme == "http" || scheme == "https" || scheme == "ftp" ||
-                         scheme == "ws" || scheme == "wss" || scheme == "file";
+    const std::string_view scheme = has_scheme ? v.substr(0, colon) : std::string_view();
+    bool special = false;
+    for (const std::string_view name : {"http", "https", "ftp", "ws", "wss", "file"})
+        special = special || ascii::iequals(scheme, name);
     std::size_t host = std::string_view::npos;
     if (special) {
         host = colon + 1;
@@ -68,6 +85,7 @@ std::optional<std::string> tail_key(std::string_view u, bool backslash) {
     }
     const auto hex = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
     std::string out;
+    out.reserve(v.size() - start);
     for (std::size_t i = start; i < v.size(); ++i) {
         const char c = v[i];
         if (c == '%' && i + 2 < v.size() && std::isxdigit(static_cast<unsigned char>(v[i + 1])) &&
@@ -231,7 +249,6 @@ struct label_index::browser_table {
         std::size_t part = 0;
         std::string text;                     // the label, or its spaced reading
         std::optional<std::string> own_base;  // the part's absolute Content-Base, if any
-        std::string key;                      // its location key (the table keeps what differs)
     };
     std::vector<label> labels;  // in insertion order: the first part wins
     std::string parts_base;
@@ -247,7 +264,7 @@ const label_index::string_map& label_index::by_browser_location() const {
     static const string_map none;
     if (!browser_) return none;  // moved from
     browser_table& b = *browser_;
-    std::call_once(b.made, [&b] {
+    std::call_once(b.made, [this, &b] {
         const std::optional<whatwg_url> parts_base = parsed_base(b.parts_base);
         std::optional<whatwg_url> own;
         const std::string* own_text = nullptr;
@@ -258,7 +275,10 @@ const label_index::string_map& label_index::by_browser_location() const {
             }
             std::optional<std::string> browser =
                 browser_key_with(l.text, l.own_base ? own : parts_base);
-            if (browser && *browser != l.key) b.table.insert(std::move(*browser), l.part);
+            // The table keeps what differs from the label's location key.
+            std::string scratch;
+            if (browser && *browser != location_key(*locations_[l.part], scratch))
+                b.table.insert(std::move(*browser), l.part);
         }
         b.labels.clear();
         b.labels.shrink_to_fit();
@@ -270,13 +290,15 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                          std::vector<diagnostic>* diags)
     : browser_(std::make_unique<browser_table>()) {
     locations_.resize(parts.size());
+    browser_->labels.reserve(parts.size());
     browser_->parts_base = parts_base.str();
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const part_labels& p = parts[i];
         if (p.content_id) {
             std::string key = id_key(*p.content_id);
             std::string_view trimmed = *p.content_id;
-            trimmed.remove_prefix(std::min(trimmed.find_first_not_of(" \t\r\n"), trimmed.size()));
+            trimmed.remove_prefix(
+                std::min(ascii::find_first_not_of(trimmed, " \t\r\n"), trimmed.size()));
             if (!key.empty() && !trimmed.starts_with('<'))
                 report(diags, severity::note, diag_code::content_id_without_brackets, p.path,
                        "Content-ID '" + key + "' has no angle brackets; used as the id");
@@ -299,7 +321,8 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             std::string cb = extract_header_uri(*p.content_base);
             if (is_absolute(cb) && !is_legacy_method_indicator(cb)) own = base_uri::make(cb);
         }
-        std::string resolved = (own ? *own : parts_base).resolve(label);
+        std::string resolved =
+            p.resolved_location ? *p.resolved_location : (own ? *own : parts_base).resolve(label);
         std::string scratch;
         std::string key(location_key(resolved, scratch));
         index_tail(key);
@@ -308,10 +331,11 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                    "Content-Location " + key +
                        " is also on an earlier part; references reach the first");
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
-        if (std::string normal = normalize(key); normal != key) {
-            index_tail(normal);
-            by_normal_location_.insert(std::move(normal), i);
-        }
+        if (!is_normal_form(key))
+            if (std::string normal = normalize(key); normal != key) {
+                index_tail(normal);
+                by_normal_location_.insert(std::move(normal), i);
+            }
         // Labels that differ only by fragment: the fragment-exact match.
         if (resolved.find('#') != std::string::npos) {
             std::string fragment_scratch;
@@ -324,7 +348,7 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         while (!raw.empty() && text::is_lwsp(raw.front())) raw.remove_prefix(1);
         while (!raw.empty() && text::is_lwsp(raw.back())) raw.remove_suffix(1);
         std::string spaced =
-            raw.find_first_of(" \t\r\n") == std::string_view::npos
+            ascii::find_first_of(raw, " \t\r\n") == std::string_view::npos
                 ? label
                 : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
         if (spaced != label) {
@@ -340,7 +364,7 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         for (const std::string* text : {&spaced, &label}) {
             if (text == &label && spaced == label) break;
             browser_->labels.push_back(
-                {i, *text, own ? std::optional<std::string>(own->str()) : std::nullopt, key});
+                {i, *text, own ? std::optional<std::string>(own->str()) : std::nullopt});
             // The browser reading's last segment is the location's or the spaced reading's
             // (tail_key reads one as a browser would), but where a browser strips what the
             // header reading keeps (a C0 control or space at the start or the end) or reads

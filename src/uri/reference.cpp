@@ -4,6 +4,7 @@
 // segments (`a%2Eb` becomes `a.b`), and MHTML compares the result octet by octet. Boost.URL
 // is used where it is exact: checking that a reference is valid RFC 3986 syntax.
 #include "mhtml/uri/reference.hpp"
+#include "mhtml/ascii.hpp"
 
 #include "text.hpp"
 
@@ -165,7 +166,7 @@ reference_parts split_reference(std::string_view ref) noexcept {
         ref.remove_prefix(colon + 1);
     }
     if (ref.starts_with("//")) {
-        std::size_t end = ref.find_first_of("/?#", 2);
+        std::size_t end = ascii::find_first_of(ref, "/?#", 2);
         if (end == std::string_view::npos) end = ref.size();
         r.authority = ref.substr(2, end - 2);
         r.has_authority = true;
@@ -331,7 +332,8 @@ std::optional<std::string> base_uri::resolve_same_scheme(std::string_view ref) c
     // directory.
     std::string relative;
     const std::size_t colon = rest.find(':');
-    if (colon != std::string_view::npos && rest.find_first_of("/?#") > colon) relative = "./";
+    if (colon != std::string_view::npos && ascii::find_first_of(rest, "/?#") > colon)
+        relative = "./";
     relative += rest;
     std::string out = resolve(relative);
     if (out == resolve(ref)) return std::nullopt;
@@ -353,6 +355,23 @@ bool same_resource(std::string_view a, std::string_view b) noexcept {
     if (!pa.has_scheme || !pb.has_scheme) return false;
     if (!is_fictitious_scheme(pa.scheme) || !is_fictitious_scheme(pb.scheme)) return false;
     return a.substr(pa.scheme.size()) == b.substr(pb.scheme.size());
+}
+
+bool is_normal_form(std::string_view ref) noexcept {
+    if (ref.find('%') != std::string_view::npos) return false;
+    const reference_parts r = split_reference(ref);
+    const auto has_upper = [](std::string_view v) {
+        for (const char c : v)
+            if (c >= 'A' && c <= 'Z') return true;
+        return false;
+    };
+    if (r.has_scheme &&
+        (has_upper(r.scheme) || (is_fictitious_scheme(r.scheme) && r.scheme != "thismessage")))
+        return false;
+    if (r.has_authority && has_upper(r.authority)) return false;
+    // A relative path keeps its dot segments (normalize() leaves it as it is).
+    return !((r.has_scheme || r.has_authority || r.path.starts_with('/')) &&
+             has_dot_segment(r.path));
 }
 
 std::string normalize(std::string_view ref) {

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "mhtml/ascii.hpp"
+
 namespace mhtml::uri::text {
 
 std::string percent_decode(std::string_view s) {
@@ -30,7 +32,7 @@ bool is_fictitious_scheme(std::string_view s) noexcept {
 }
 
 std::size_t scheme_length(std::string_view uri) noexcept {
-    std::size_t colon = uri.find_first_of(":/?#");
+    std::size_t colon = ascii::find_first_of(uri, ":/?#");
     if (colon == std::string_view::npos || uri[colon] != ':') return 0;
     std::string_view scheme = uri.substr(0, colon);
     return is_scheme(scheme) || is_fictitious_scheme(scheme) ? colon : 0;

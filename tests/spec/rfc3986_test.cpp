@@ -7,6 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <string>
+#include <string_view>
+
 namespace mhtml::uri {
 namespace {
 
@@ -174,6 +178,43 @@ TEST(Rfc3986, MHT_8_2_5_NormalisationForTheAmbiguousRetry) {
     // A '%' that starts no escape is written %25, so normalising is idempotent.
     EXPECT_EQ(normalize("http://a/%4%44"), "http://a/%254D");
     EXPECT_EQ(normalize(normalize("http://a/%4%44")), normalize("http://a/%4%44"));
+}
+
+// is_normal_form lets the label index skip normalize() for labels already in normal form: it
+// may say true only of references that normalize() leaves as they are.
+TEST(Rfc3986, MHT_8_2_5_IsNormalFormOnlyOfWhatNormalizeLeavesAsItIs) {
+    EXPECT_TRUE(is_normal_form("https://www.x.example/i/1.png"));
+    EXPECT_TRUE(is_normal_form("thismessage:/a/b.css?q#F"));
+    EXPECT_TRUE(is_normal_form("../a/B.png"));  // a relative path keeps its dot segments
+    EXPECT_FALSE(is_normal_form("HTTP://x.example/a"));
+    EXPECT_FALSE(is_normal_form("http://X.example/a"));
+    EXPECT_FALSE(is_normal_form("this_message:/a"));
+    EXPECT_FALSE(is_normal_form("http://x.example/a/../b"));
+    EXPECT_FALSE(is_normal_form("/a/./b"));
+    EXPECT_FALSE(is_normal_form("http://x.example/a%7e"));
+    // Random references over an alphabet of what normalisation looks at.
+    static constexpr std::string_view alphabet = "aAzZ09:/?#.%@_-e2E7~";
+    std::uint64_t state = 0x9e3779b97f4a7c15ull;
+    int normal = 0;
+    for (int round = 0; round < 200000; ++round) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        std::string ref;
+        const std::size_t n = (state >> 59) + 1;
+        std::uint64_t bits = state;
+        for (std::size_t k = 0; k < n; ++k) {
+            if (k % 12 == 11) {
+                state = state * 6364136223846793005ull + 1442695040888963407ull;
+                bits = state;
+            }
+            ref += alphabet[(bits >> 33) % alphabet.size()];
+            bits = bits * 31 + 7;
+        }
+        if (round % 4 == 0) ref = "http://" + ref;
+        if (!is_normal_form(ref)) continue;
+        ++normal;
+        ASSERT_EQ(normalize(ref), ref) << "is_normal_form said true of '" << ref << "'";
+    }
+    EXPECT_GT(normal, 10000);
 }
 
 TEST(Rfc3986, BaseUriCopiesStayValid) {

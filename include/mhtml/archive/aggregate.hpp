@@ -217,6 +217,7 @@ private:
     uri::match_options match_;
     void ensure_html_base(std::size_t i) const;
     void apply_html_base(std::size_t i, const html::scan_result& scan) const;
+    [[nodiscard]] const uri::base_uri* parsed_base(std::size_t i) const;
     std::optional<mime::part_view> resolve_mid(std::string_view reference, bool& from_store) const;
     resolution resolve_reference(const mime::part_view& from, std::string_view reference,
                                  bool css_import, std::vector<diagnostic>* diags) const;
@@ -225,7 +226,8 @@ private:
     aggregate();
     // entities_[i] and bases_[i] gain an HTML part's <base href> on first use
     // (ensure_html_base), under the lock of lazy_, which then marks i done (release); they are
-    // read only once i is done (acquire). Other entries are not written after build().
+    // read only once i is done (acquire). bases_[i] is parsed on first use too (parsed_base),
+    // under the same lock, and marked parsed. Other entries are not written after build().
     mutable std::vector<entity_info> entities_;
     mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
     struct lazy_bases;  // the done marks and the lock (aggregate.cpp)

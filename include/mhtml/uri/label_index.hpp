@@ -48,6 +48,10 @@ struct part_labels {
     std::optional<std::string_view> content_location;
     std::optional<std::string_view> content_base;
     std::string_view path;  ///< the part's path, for diagnostics (may be empty)
+    /// The Content-Location as the index would resolve it (extracted, then resolved against
+    /// the part's absolute Content-Base, else `parts_base`), when the caller has it already;
+    /// null: the index resolves it.
+    const std::string* resolved_location = nullptr;
 };
 
 struct match_options {

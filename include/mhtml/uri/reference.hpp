@@ -123,4 +123,9 @@ MHTML_EXPORT bool same_resource(std::string_view a, std::string_view b) noexcept
 /// `thismessage`. The fragment is kept.
 MHTML_EXPORT std::string normalize(std::string_view ref);
 
+/// A quick test that normalize(ref) is `ref` itself: no `%`, a lower-case scheme (the
+/// fictitious one spelled `thismessage`), no upper-case letter in the authority, no dot
+/// segment. It may say false of a reference that is normal (then normalize() tells).
+[[nodiscard]] MHTML_EXPORT bool is_normal_form(std::string_view ref) noexcept;
+
 }  // namespace mhtml::uri

@@ -70,6 +70,15 @@ TEST(Css, SeveralReferencesComeInSourceOrder) {
               (refs{unquoted(8, 1, "x"), quoted(20, 1, "y", '\''), unquoted(30, 1, "z")}));
 }
 
+// A sheet without a literal '(' or '@' is not tokenized (scan_css's shortcut): escapes make
+// neither a function nor an at-keyword, and such sheets have no reference either way.
+TEST(Css, WithoutParenthesisOrAtSignThereIsNoReference) {
+    EXPECT_EQ(scan("a{color:red} \\75rl\\28 x.png\\29 \\40import 'x.css';"), refs{});
+    EXPECT_EQ(scan("a{b:c} /* url( */"), refs{});
+    EXPECT_EQ(scan("@import 'x.css';"), refs{string(9, 5, "x.css", '\'', true)});
+    EXPECT_EQ(scan("a{b:u\\72l(x.png)}"), refs{unquoted(10, 5, "x.png")});
+}
+
 TEST(Css, ScanAppendsToTheList) {
     refs out{unquoted(0, 1, "old")};
     scan_css("url(new)", out);
