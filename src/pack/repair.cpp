@@ -17,6 +17,7 @@
 
 #include "collect_support.hpp"
 #include "mhtml/ascii.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
@@ -171,8 +172,12 @@ private:
     const repair_options& opt_;
     repair_report& rep_;
     archive::aggregate ar_;
-    std::vector<leaf> leaves_;  // root first
-    std::map<std::uint32_t, std::size_t> by_index_;
+    std::vector<leaf> leaves_;           // root first
+    std::vector<std::size_t> by_index_;  // a part's index -> its leaf in leaves_, or npos
+    [[nodiscard]] leaf* leaf_of(std::uint32_t index) {
+        if (index >= by_index_.size() || by_index_[index] == std::string::npos) return nullptr;
+        return &leaves_[by_index_[index]];
+    }
     std::set<std::string> cut_;  // multiparts without their close delimiter
     const std::map<std::uint32_t, origin>* from_;
     bool widens_ = false;
@@ -317,14 +322,14 @@ void repairer::rewrite_references(leaf& d) {
                                             ? ar_.resolve(d.part, r)
                                             : ar_.resolve(d.part, std::string_view(r.url));
         if (!res.target || res.same_document || res.from_store) continue;
-        auto it = by_index_.find(res.target->index());
-        if (it == by_index_.end()) {
+        leaf* found = leaf_of(res.target->index());
+        if (!found) {
             // A multipart named by cid: its displayed leaf.
             if (auto shown = display_leaf(*res.target, opt_.target))
-                it = by_index_.find(shown->index());
-            if (it == by_index_.end()) continue;
+                found = leaf_of(shown->index());
+            if (!found) continue;
         }
-        leaf& t = leaves_[it->second];
+        leaf& t = *found;
         t.referenced = true;
         if (opt_.keep_labels) continue;
         const std::string_view url = r.url;
@@ -409,11 +414,15 @@ bool repairer::plan() {
     // The leaves: root first, then in document order (an encapsulated message's too: nested
     // structures are flattened into one multipart/related; an external body is one part).
     std::vector<mime::part_view> order{*root};
-    std::set<std::uint32_t> taken{root->index()};
+    std::vector<bool> taken(doc_.size());
+    taken[root->index()] = true;
     for (const mime::part_view& p : doc_.parts()) {
         if (!p.is_leaf()) continue;
         const mime::part_view u = unit_of(p);
-        if (taken.insert(u.index()).second) order.push_back(u);
+        if (!taken[u.index()]) {
+            taken[u.index()] = true;
+            order.push_back(u);
+        }
     }
     for (const mime::part_view& p : doc_.parts()) {
         if (!p.is_leaf()) continue;
@@ -427,7 +436,9 @@ bool repairer::plan() {
     for (const diagnostic& d : doc_.diagnostics())
         if (d.code == diag_code::missing_close_delimiter || d.code == diag_code::truncated_header)
             cut_.insert(d.part_path);
-    std::set<std::string> labels;
+    mhtml::detail::keyed_string_set labels;
+    labels.reserve(order.size());
+    by_index_.assign(doc_.size(), std::string::npos);
     for (const mime::part_view& p : order) {
         leaf l(p);
         l.label = label_of(p);
@@ -509,6 +520,8 @@ void repairer::write(sink& out) {
     if (!wo.subject)
         if (auto h = top.header("Subject")) wo.subject = mime::decode_to_utf8(h->value());
     writer w(out, wo);
+    w.reserve(leaves_.size());
+    rep_.inputs.reserve(leaves_.size());
     std::string body;
     for (std::size_t i = 0; i < leaves_.size(); ++i) {
         leaf& l = leaves_[i];  // written once: its strings move into the resource

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "mhtml/ascii.hpp"
+#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/charset.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/charset.hpp"
@@ -181,7 +182,7 @@ std::string privacy_issue(std::string_view label) {
     const auto slashes = label.find("//", scheme.size() + 1);
     if (slashes != scheme.size() + 1) return {};
     std::string_view auth = label.substr(slashes + 2);
-    auth = auth.substr(0, auth.find_first_of("/?#"));
+    auth = auth.substr(0, ascii::find_first_of(auth, "/?#"));
     if (const auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
     std::string host;
     if (!auth.empty() && auth.front() == '[') {
@@ -615,14 +616,18 @@ struct out_buffer {
     }
 };
 
-/// Writes full output buffers to a sink from a second thread, so that the system calls of
-/// one buffer overlap the reading and encoding of the next. One buffer in flight at a time;
-/// a failed write is reported by the next submit() or by drain().
+/// Writes full output buffers, and borrowed octets (submit_view), to a sink from a second
+/// thread, in the order they are handed over, so that the system calls overlap the reading
+/// and encoding that follow. Up to `max_buffers` buffers and `max_items` hand-overs wait in
+/// the queue; submit() waits only when they are all taken. A failed write is reported by the
+/// next submit() or by drain(); what was queued after it is not written.
 class write_behind {
 public:
     explicit write_behind(sink& out) : out_(out) {}
     write_behind(const write_behind&) = delete;
     write_behind& operator=(const write_behind&) = delete;
+    /// Waits for the write in progress; what is still queued is dropped (a writer destroyed
+    /// before finish() abandons its output, and borrowed octets may be gone).
     ~write_behind() {
         {
             std::unique_lock lock(m_);
@@ -634,49 +639,55 @@ public:
 
     enum class handed { yes, failed, no_thread };
 
-    /// Waits for the buffer in flight, then takes the first `n` octets of `buf` to write,
-    /// leaving the finished buffer (of the same capacity) in `buf`. `failed` if a write
-    /// failed; `no_thread` if the thread could not be started (then nothing was taken and
-    /// the caller writes on its own thread from now on).
+    /// Takes the first `n` octets of `buf` to write, leaving an unused buffer of the same
+    /// capacity in `buf`. `failed` if a write failed; `no_thread` if the thread could not be
+    /// started (then nothing was taken and the caller writes on its own thread from now on).
     handed submit(out_buffer& buf, std::size_t n) {
         std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return !busy_; });
+        cv_.wait(lock, [&] { return failed_ || (buffers_queued_ < max_buffers && room()); });
         if (failed_) return handed::failed;
         if (!thread_.joinable()) {
             try {
-                pending_.allocate();  // the second buffer, at the first hand-over
+                for (std::size_t i = 0; i < max_buffers; ++i) {  // at the first hand-over
+                    free_.emplace_back();
+                    free_.back().allocate();
+                }
                 thread_ = std::thread([this] { run(); });
             } catch (const std::exception&) {  // std::system_error, std::bad_alloc
+                free_.clear();
                 return handed::no_thread;
             }
         }
-        buf.p.swap(pending_.p);
-        pending_size_ = n;
-        busy_ = true;
+        queue_.emplace_back();  // first: if it throws, `buf` still has its buffer
+        item& it = queue_.back();
+        it.buffer = std::move(buf.p);
+        it.octets = std::string_view(it.buffer.get(), n);
+        ++buffers_queued_;
+        buf.p = std::move(free_.back().p);
+        free_.pop_back();
         lock.unlock();
         cv_.notify_all();
         return handed::yes;
     }
 
-    /// Waits for the buffer in flight, then takes `v` to write as it is (octets that outlive
-    /// the writing, e.g. an input's mapped body): no copy into a buffer. As submit().
+    /// Takes `v` to write as it is (octets that outlive the writing, e.g. an input's mapped
+    /// body): no copy into a buffer. As submit().
     handed submit_view(std::string_view v) {
         std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return !busy_; });
+        cv_.wait(lock, [&] { return failed_ || room(); });
         if (failed_) return handed::failed;
         if (!thread_.joinable()) return handed::no_thread;  // only after a buffer started it
-        view_ = v;
-        pending_size_ = v.size();
-        busy_ = true;
+        queue_.push_back({nullptr, v});
         lock.unlock();
         cv_.notify_all();
         return handed::yes;
     }
 
-    /// Waits until everything submitted is written; false if a write failed.
+    /// Waits until everything queued is written (or dropped after a failure); false if a
+    /// write failed.
     bool drain() {
         std::unique_lock lock(m_);
-        cv_.wait(lock, [&] { return !busy_; });
+        cv_.wait(lock, [&] { return queue_.empty() && !writing_; });
         return !failed_;
     }
 
@@ -687,39 +698,67 @@ public:
     }
 
 private:
+    static constexpr std::size_t max_buffers = 2;  // queued; one more is the writer's own
+    static constexpr std::size_t max_items = 64;
+    struct item {
+        std::unique_ptr<char[]> buffer;  // a submitted buffer, or null for a view
+        std::string_view octets;
+    };
+    [[nodiscard]] bool room() const noexcept { return queue_.size() < max_items; }
+
+    // Under the lock: a written or dropped item's buffer goes back to the free ones.
+    void recycle(item& it) {
+        if (!it.buffer) return;
+        free_.emplace_back();
+        free_.back().p = std::move(it.buffer);
+        --buffers_queued_;
+    }
+
     void run() {
         std::unique_lock lock(m_);
         for (;;) {
-            cv_.wait(lock, [&] { return busy_ || quit_; });
-            if (!busy_) return;  // quit, nothing in flight
+            cv_.wait(lock, [&] { return !queue_.empty() || quit_; });
+            if (quit_ || failed_) {
+                // Dropped: after a failure nothing more reaches the sink, and at quit the
+                // borrowed octets may be gone.
+                while (!queue_.empty()) {
+                    recycle(queue_.front());
+                    queue_.pop_front();
+                }
+                cv_.notify_all();
+                if (quit_) return;
+                continue;
+            }
+            item it = std::move(queue_.front());
+            queue_.pop_front();
+            writing_ = true;
             lock.unlock();
             bool ok = false;
             try {  // a sink that throws fails the writing, as on the writer's thread
-                ok = out_.write(view_.data() ? view_
-                                             : std::string_view(pending_.data(), pending_size_));
+                ok = out_.write(it.octets);
             } catch (...) {
                 ok = false;
             }
             lock.lock();
+            writing_ = false;
             if (ok) {
-                written_ += pending_size_;
+                written_ += it.octets.size();
             } else {
                 failed_ = true;
             }
-            view_ = {};
-            busy_ = false;
+            recycle(it);
             cv_.notify_all();
         }
     }
 
     sink& out_;
-    out_buffer pending_;
-    std::string_view view_;  // submit_view()'s octets, written instead of pending_
-    std::size_t pending_size_ = 0;
+    std::deque<item> queue_;
+    std::vector<out_buffer> free_;
+    std::size_t buffers_queued_ = 0;
     std::mutex m_;
     std::condition_variable cv_;
     std::uint64_t written_ = 0;
-    bool busy_ = false, quit_ = false, failed_ = false;
+    bool writing_ = false, quit_ = false, failed_ = false;
     std::thread thread_;  // last: started lazily, joined by the destructor
 };
 
@@ -740,7 +779,7 @@ struct writer::state {
     std::unique_ptr<prepared> held_root;
     resource held_root_res;  // the held root's resource (its label, file name)
     std::string root_charset;
-    std::set<std::string> labels, ids;
+    mhtml::detail::keyed_string_set labels, ids;
     prepared work;        // reused for each resource
     std::string scratch;  // decoding and conversions
     std::vector<char> rbuf;
@@ -860,7 +899,7 @@ struct writer::state {
         // A field that fits on its line and has no line end is written as it is (what
         // fold_field would make of it), without a string of its own.
         if (name.size() + 2 + value.size() <= fold_width &&
-            value.find_first_of("\r\n") == std::string_view::npos) {
+            ascii::find_first_of(value, "\r\n") == std::string_view::npos) {
             put(name);
             put(": ");
             put(value);
@@ -886,7 +925,7 @@ struct writer::state {
     /// URI may take the whole line of 998 octets.
     std::string uri_value(std::string_view u, std::size_t used) const {
         const bool unsafe =
-            opt.encode_unsafe_uris && u.find_first_of("<>^`{|}") != std::string_view::npos;
+            opt.encode_unsafe_uris && ascii::find_first_of(u, "<>^`{|}") != std::string_view::npos;
         return uri::write_header_uri(u, used, root_charset, unsafe, opt.fold_uris ? 78 : 998).value;
     }
     void top_header(const prepared& root);
@@ -1514,6 +1553,10 @@ bool writer::add(const resource& r) {
     if (s_->ahead && s_->ahead->out_of_order(r)) s_->ahead.reset();  // read here from now on
     s_->write_resource(r, false);
     return !s_->failed;
+}
+
+void writer::reserve(std::size_t resources) {
+    s_->report.parts.reserve(resources);
 }
 
 const write_report& writer::report() const noexcept {

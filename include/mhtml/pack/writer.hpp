@@ -65,8 +65,9 @@ public:
     /// What went wrong, after write() returned false.
     [[nodiscard]] virtual std::string error() const { return {}; }
     /// True if write() may be called from a thread other than the writer's (one call at a
-    /// time, in order). The writer then writes behind: a second thread writes one buffer
-    /// while the next is encoded (writer_options::write_behind).
+    /// time, in order). The writer then writes behind: a second thread writes the buffers
+    /// (and large copied bodies) handed to it, in order, while the next is encoded
+    /// (writer_options::write_behind).
     [[nodiscard]] virtual bool writes_from_any_thread() const noexcept { return false; }
 };
 
@@ -168,10 +169,13 @@ struct writer_options {
     /// are written as message/external-body (RFC 2017); 0 = never.
     std::uint64_t external_over = 0;
     /// With a sink that allows it (sink::writes_from_any_thread) and more than one CPU, write
-    /// each full 4 MiB buffer from a second thread while the next is filled. A sink failure
-    /// is then seen up to one buffer later: add() may return true meanwhile, and the parts
-    /// added meanwhile are listed as not written; the rest of the report is the same
-    /// (write_report::error). False: one thread.
+    /// each full 4 MiB buffer (and each large base64 body copied as it is) from a second
+    /// thread while the next is filled; up to two buffers wait in its queue. A sink failure is
+    /// then seen up to that queue later: add() may return true meanwhile, and the parts added
+    /// meanwhile (how many depends on the timing of the writes) are listed as not written.
+    /// The rest of the report is the same
+    /// (write_report::error), but for `bytes` where the writes are cut otherwise (a large
+    /// copied body is one write behind, buffered on one thread). False: one thread.
     bool write_behind = true;
     /// Let writer::expect() read files ahead on a second thread.
     bool read_ahead = true;
@@ -228,7 +232,7 @@ struct write_report {
 // The writer
 
 /// The sink must outlive the writer (a writer destroyed before finish() completes the write
-/// it has in flight, if any).
+/// in progress, if any, and drops what is queued for it).
 class MHTML_EXPORT writer {
 public:
     explicit writer(sink& out, writer_options options = {});
@@ -248,6 +252,9 @@ public:
     /// writer, if finish() is never called). An add() out of that order ends the reading
     /// ahead; the output is the same octets either way. Without a thread, nothing happens.
     void expect(std::span<const resource> next);
+    /// Makes room in the report for `resources` parts (a hint, for a caller that knows how
+    /// many it will write: the output is the same octets either way).
+    void reserve(std::size_t resources);
     /// Writes what is held back and the close delimiters, flushes, and returns the report.
     write_report finish();
     /// The report so far: the parts written until now (a root held back comes at finish()).

@@ -690,6 +690,89 @@ TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
     EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the reports differ or are wrong, 3: no setrlimit";
 }
 
+// Many hand-overs in a row: large base64 bodies written from where they are (views) and
+// encoded parts between them, queued for the writing thread in order. The same octets as one
+// thread; and with a sink that fails part way (RLIMIT_FSIZE, in a child), the same report.
+TEST(Writer, WriteBehindQueuesHandOversInOrderAndStopsAtAFailure) {
+    std::vector<std::string> bodies;
+    for (unsigned i = 0; i < 10; ++i)
+        bodies.push_back(
+            mhtml::mime::base64_encode(random_bytes((std::size_t{3} << 18) + i, 40 + i)));
+    std::vector<resource> others;
+    for (unsigned i = 0; i < bodies.size(); ++i) {
+        resource copied = res("http://x.example/" + std::to_string(i) + ".png", "image/png", "");
+        copied.base64_body = bodies[i];
+        others.push_back(copied);
+        if (i % 3 == 0)
+            others.push_back(res("http://x.example/" + std::to_string(i) + ".bin", "image/png",
+                                 random_bytes(std::size_t{5} << 20, 60 + i)));
+        others.push_back(
+            res("http://x.example/" + std::to_string(i) + ".css", "text/css", "a { b: c }\n"));
+    }
+    const resource root = res("http://x.example/", "text/html", page);
+    auto run = [&](bool behind) {
+        writer_options o;
+        o.date = std::chrono::system_clock::time_point{};
+        o.boundary = "=_same";
+        o.write_behind = behind;
+        const fs::path tmp =
+            fs::temp_directory_path() /
+            ("mhtml_writer_queue_" + std::to_string(getpid()) + (behind ? "b" : "f"));
+        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        mhtml::pack::fd_sink sink(fd);
+        auto r = mhtml::pack::write_archive(sink, root, others, o);
+        ::close(fd);
+        std::ifstream in(tmp, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), {});
+        fs::remove(tmp);
+        return std::make_pair(r, bytes);
+    };
+    const auto [a, bytes_a] = run(true);
+    const auto [b, bytes_b] = run(false);
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a.bytes, bytes_a.size());
+    EXPECT_TRUE(bytes_a == bytes_b);
+    std::size_t copied = 0;
+    for (const auto& p : a.parts) copied += p.copied_encoded ? 1 : 0;
+    EXPECT_EQ(copied, bodies.size());
+
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit lim{rlim_t{9} << 20, rlim_t{9} << 20};  // fails within the queue
+        if (::setrlimit(RLIMIT_FSIZE, &lim) != 0) _exit(3);
+        // The octets confirmed differ with the size of the writes (a view is one write), so
+        // each report is checked on its own: it fails where the sink stopped accepting, a
+        // part is written exactly when it ends within what was accepted, and what reached
+        // the file is the same octets.
+        const auto [x, file_x] = run(true);
+        const auto [y, file_y] = run(false);
+        bool ok = file_x.size() == file_y.size();
+        std::size_t whole = 0;
+        for (const auto* r : {&x, &y}) {
+            ok = ok && !r->ok() && r->bytes <= file_x.size() && r->error->offset == r->bytes;
+            for (std::size_t i = 0; ok && i < r->parts.size(); ++i) {
+                const std::uint64_t end =
+                    i + 1 < r->parts.size() ? r->parts[i + 1].offset : ~std::uint64_t{0};
+                if (r->parts[i].written != (end <= r->bytes)) ok = false;
+                whole += r->parts[i].written ? 1 : 0;
+            }
+        }
+        ok = ok && file_x == file_y;
+        if (!ok || whole < 2)
+            std::fprintf(stderr, "bytes %llu / %llu, file %zu / %zu, parts %zu / %zu, whole %zu\n",
+                         static_cast<unsigned long long>(x.bytes),
+                         static_cast<unsigned long long>(y.bytes), file_x.size(), file_y.size(),
+                         x.parts.size(), y.parts.size(), whole);
+        _exit(ok && whole >= 2 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the reports differ or are wrong, 3: no setrlimit";
+}
+
 // writer::expect with files and in-memory resources mixed: the same octets as without
 // reading ahead, and with add() out of the announced order.
 TEST(Writer, ReadAheadGivesTheSameOctets) {
