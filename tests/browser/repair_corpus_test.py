@@ -95,6 +95,20 @@ class RepairedCorpusShowsAsMuch(unittest.TestCase):
                 if o_shown["type"] != "multipart/related" and in_full:
                     compared += 1
                     diff = chromium.compare_png(o.png, r.png)
+                    # A frame-heavy page can lay out differently from one rendering to the
+                    # next (seen once on testim__marketwatch: a label 15 px to the side, with
+                    # repair's output unchanged). Rendered again, both of them: the repaired
+                    # archive must then match one of the original's renderings exactly.
+                    originals, repairs = [o.png], [r.png]
+                    for _ in range(2):
+                        if diff.identical:
+                            break
+                        originals.append(self.render(original)[0].png)
+                        repairs.append(self.render(repaired)[0].png)
+                        for a in originals:
+                            for b in repairs:
+                                if not diff.identical:
+                                    diff = chromium.compare_png(a, b)
                     if not diff.identical:
                         with open(repaired, "rb") as f:
                             out = f.read()
