@@ -31,10 +31,22 @@ struct heading_values {
     bool location_absolute = false;
 };
 
-heading_values read_heading(const mime::part_view& p, std::vector<diagnostic>& diags) {
+// The raw values of the fields the aggregate reads of every part, found in one visit of its
+// header block (which has left the cache since the parser read it).
+struct heading_fields {
+    std::optional<std::string_view> content_id, content_location, content_base;
+    explicit heading_fields(const mime::part_view& p) {
+        if (auto f = p.header("Content-ID")) content_id = f->raw_value();
+        if (auto f = p.header("Content-Location")) content_location = f->raw_value();
+        if (auto f = p.header("Content-Base")) content_base = f->raw_value();
+    }
+};
+
+heading_values read_heading(const mime::part_view& p, const heading_fields& fields,
+                            std::vector<diagnostic>& diags) {
     heading_values h;
-    if (auto field = p.header("Content-Base")) {
-        std::string cb = uri::extract_header_uri(field->raw_value());
+    if (fields.content_base) {
+        std::string cb = uri::extract_header_uri(*fields.content_base);
         if (uri::is_legacy_method_indicator(cb)) {
             diags.push_back(
                 make_diag(severity::note, diag_code::legacy_method_indicator, p, p.offset(),
@@ -50,8 +62,8 @@ heading_values read_heading(const mime::part_view& p, std::vector<diagnostic>& d
             h.content_base = std::move(cb);
         }
     }
-    if (auto field = p.header("Content-Location")) {
-        h.location_text = uri::extract_header_uri(field->raw_value());
+    if (fields.content_location) {
+        h.location_text = uri::extract_header_uri(*fields.content_location);
         h.location_absolute = uri::is_absolute(*h.location_text);
     }
     return h;
@@ -145,10 +157,13 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     // resolved_by_base[i]: e.location was resolved against its parsed heading base (the base
     // the label index resolves it against too: it is given the result).
     std::vector<bool> resolved_by_base(n);
+    std::vector<heading_fields> fields;
+    fields.reserve(n);
     std::optional<uri::base_uri> heading_parsed;
     for (std::size_t i = 0; i < n; ++i) {  // depth-first order: a parent comes before its children
         mime::part_view p = doc.part(i);
-        heading_values h = read_heading(p, a.diags_);
+        fields.emplace_back(p);
+        heading_values h = read_heading(p, fields.back(), a.diags_);
         if (auto parent = p.parent()) {
             std::size_t pi = parent->index();
             inherited_from[i] =
@@ -189,13 +204,13 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         std::vector<std::string> paths(members.size());
         for (std::size_t k = 0; k < members.size(); ++k) {
             const auto& m = members[k];
-            if (auto f = m.header("Content-ID")) labels[k].content_id = f->raw_value();
-            if (auto f = m.header("Content-Location")) {
-                labels[k].content_location = f->raw_value();
-                if (resolved_by_base[m.index()] && a.entities_[m.index()].location)
-                    labels[k].resolved_location = &*a.entities_[m.index()].location;
-            }
-            if (auto f = m.header("Content-Base")) labels[k].content_base = f->raw_value();
+            const heading_fields& f = fields[m.index()];
+            labels[k].content_id = f.content_id;
+            labels[k].content_location = f.content_location;
+            if (f.content_location && resolved_by_base[m.index()] &&
+                a.entities_[m.index()].location)
+                labels[k].resolved_location = &*a.entities_[m.index()].location;
+            labels[k].content_base = f.content_base;
             paths[k] = m.path();
             labels[k].path = paths[k];
         }
@@ -236,10 +251,10 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             if (auto f = p.header("Message-ID"))
                 a.messages_.try_emplace(uri::id_key(f->raw_value()), static_cast<std::uint32_t>(i));
         }
-        if (auto f = p.header("Content-ID")) {
+        if (const auto& id = fields[i].content_id) {
             std::string key = std::to_string(message_of[i]);
             key += '/';
-            key += uri::id_key(f->raw_value());
+            key += uri::id_key(*id);
             a.ids_in_message_.try_emplace(std::move(key), static_cast<std::uint32_t>(i));
         }
     }

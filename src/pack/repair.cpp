@@ -17,11 +17,11 @@
 
 #include "collect_support.hpp"
 #include "mhtml/ascii.hpp"
-#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
+#include "string_index.hpp"
 
 namespace mhtml::pack {
 
@@ -436,15 +436,20 @@ bool repairer::plan() {
     for (const diagnostic& d : doc_.diagnostics())
         if (d.code == diag_code::missing_close_delimiter || d.code == diag_code::truncated_header)
             cut_.insert(d.part_path);
-    mhtml::detail::keyed_string_set labels;
+    // The labels written so far (fragments set aside): those of leaves_, by index.
+    detail::string_index labels;
     labels.reserve(order.size());
+    const auto label_of_leaf = [this](std::size_t k) { return without_fragment(leaves_[k].label); };
     by_index_.assign(doc_.size(), std::string::npos);
     for (const mime::part_view& p : order) {
         leaf l(p);
         l.label = label_of(p);
         // One label per part, and two labels are the same resource when they differ only in
         // their fragment (MHT-8.2.4).
-        if (!l.label.empty() && !labels.insert(std::string(without_fragment(l.label))).second) {
+        if (!l.label.empty() &&
+            labels.find_or_insert(without_fragment(l.label),
+                                  static_cast<std::uint32_t>(leaves_.size()),
+                                  label_of_leaf) != detail::string_index::npos) {
             change("label_dropped", p, p.input_offset(),
                    "Content-Location '" + l.label +
                        "' is an earlier part's too (fragments set aside); no two parts share "
@@ -481,7 +486,8 @@ bool repairer::plan() {
     // the file's URL: a root without one is labelled with the fictitious base the reader used
     // (MHT-5.6), which Chromium takes as a base, so "a.png" finds thismessage:/a.png.
     if (opt_.target == repair_target::chromium && leaves_.front().label.empty() &&
-        !labels.count("thismessage:/") && !opt_.keep_labels) {
+        labels.find("thismessage:/", label_of_leaf) == detail::string_index::npos &&
+        !opt_.keep_labels) {
         leaves_.front().label = "thismessage:/";
         widens_ = true;
         change("root_labelled", leaves_.front().part, leaves_.front().part.input_offset(),

@@ -23,7 +23,6 @@
 #include <utility>
 
 #include "mhtml/ascii.hpp"
-#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/html/charset.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/charset.hpp"
@@ -36,6 +35,7 @@
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/utf8.hpp"
 #include "pack/content_coding.hpp"
+#include "pack/string_index.hpp"
 
 namespace mhtml::pack {
 
@@ -779,7 +779,8 @@ struct writer::state {
     std::unique_ptr<prepared> held_root;
     resource held_root_res;  // the held root's resource (its label, file name)
     std::string root_charset;
-    mhtml::detail::keyed_string_set labels, ids;
+    // The labels and Content-IDs written: those of report.parts, by index.
+    detail::string_index labels, ids;
     prepared work;        // reused for each resource
     std::string scratch;  // decoding and conversions
     std::vector<char> rbuf;
@@ -1363,8 +1364,12 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     pr.external = p.external;
 
     // MHT-4.2.5, MHT-7.13: one Content-Location, never two parts with the same one.
+    // This part's report will be report.parts[number].
+    const auto number = static_cast<std::uint32_t>(report.parts.size());
     if (!p.label.empty()) {
-        if (!labels.insert(p.label).second) {
+        if (labels.find_or_insert(p.label, number, [this](std::size_t k) -> std::string_view {
+                return report.parts[k].label;
+            }) != detail::string_index::npos) {
             diag(severity::warning, diag_code::field_dropped, path,
                  "Content-Location " + p.label +
                      " already labels another part: this part is written without it");
@@ -1375,7 +1380,10 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
         }
     }
     // MHT-7.12: Content-IDs differ.
-    if (!p.content_id.empty() && !ids.insert(p.content_id).second) {
+    if (!p.content_id.empty() &&
+        ids.find_or_insert(p.content_id, number, [this](std::size_t k) -> std::string_view {
+            return report.parts[k].content_id;
+        }) != detail::string_index::npos) {
         diag(severity::warning, diag_code::field_dropped, path,
              "Content-ID <" + p.content_id + "> already names another part: left out here");
         p.content_id.clear();

@@ -326,10 +326,6 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         std::string scratch;
         std::string key(location_key(resolved, scratch));
         index_tail(key);
-        if (!by_location_.insert(key, i))
-            report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
-                   "Content-Location " + key +
-                       " is also on an earlier part; references reach the first");
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
         if (!is_normal_form(key))
             if (std::string normal = normalize(key); normal != key) {
@@ -389,6 +385,11 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                 std::string compat_scratch;
                 index_tail(location_key(*compat, compat_scratch));
             }
+        // Last, so that the key moves into the table (no diagnostic comes between).
+        if (!by_location_.insert(std::move(key), i))
+            report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
+                   "Content-Location " + std::string(location_key(resolved, scratch)) +
+                       " is also on an earlier part; references reach the first");
         locations_[i] = std::move(resolved);
     }
 }
