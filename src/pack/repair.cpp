@@ -17,11 +17,11 @@
 
 #include "collect_support.hpp"
 #include "mhtml/ascii.hpp"
+#include "mhtml/detail/string_index.hpp"
 #include "mhtml/html/rewrite.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
-#include "string_index.hpp"
 
 namespace mhtml::pack {
 
@@ -437,7 +437,7 @@ bool repairer::plan() {
         if (d.code == diag_code::missing_close_delimiter || d.code == diag_code::truncated_header)
             cut_.insert(d.part_path);
     // The labels written so far (fragments set aside): those of leaves_, by index.
-    detail::string_index labels;
+    mhtml::detail::string_index labels;
     labels.reserve(order.size());
     const auto label_of_leaf = [this](std::size_t k) { return without_fragment(leaves_[k].label); };
     by_index_.assign(doc_.size(), std::string::npos);
@@ -449,7 +449,7 @@ bool repairer::plan() {
         if (!l.label.empty() &&
             labels.find_or_insert(without_fragment(l.label),
                                   static_cast<std::uint32_t>(leaves_.size()),
-                                  label_of_leaf) != detail::string_index::npos) {
+                                  label_of_leaf) != mhtml::detail::string_index::npos) {
             change("label_dropped", p, p.input_offset(),
                    "Content-Location '" + l.label +
                        "' is an earlier part's too (fragments set aside); no two parts share "
@@ -486,7 +486,7 @@ bool repairer::plan() {
     // the file's URL: a root without one is labelled with the fictitious base the reader used
     // (MHT-5.6), which Chromium takes as a base, so "a.png" finds thismessage:/a.png.
     if (opt_.target == repair_target::chromium && leaves_.front().label.empty() &&
-        labels.find("thismessage:/", label_of_leaf) == detail::string_index::npos &&
+        labels.find("thismessage:/", label_of_leaf) == mhtml::detail::string_index::npos &&
         !opt_.keep_labels) {
         leaves_.front().label = "thismessage:/";
         widens_ = true;

@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "mhtml/ascii.hpp"
+#include "mhtml/detail/string_index.hpp"
 #include "mhtml/html/charset.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/charset.hpp"
@@ -35,7 +36,6 @@
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/utf8.hpp"
 #include "pack/content_coding.hpp"
-#include "pack/string_index.hpp"
 
 namespace mhtml::pack {
 
@@ -780,7 +780,7 @@ struct writer::state {
     resource held_root_res;  // the held root's resource (its label, file name)
     std::string root_charset;
     // The labels and Content-IDs written: those of report.parts, by index.
-    detail::string_index labels, ids;
+    mhtml::detail::string_index labels, ids;
     prepared work;        // reused for each resource
     std::string scratch;  // decoding and conversions
     std::vector<char> rbuf;
@@ -1369,7 +1369,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     if (!p.label.empty()) {
         if (labels.find_or_insert(p.label, number, [this](std::size_t k) -> std::string_view {
                 return report.parts[k].label;
-            }) != detail::string_index::npos) {
+            }) != mhtml::detail::string_index::npos) {
             diag(severity::warning, diag_code::field_dropped, path,
                  "Content-Location " + p.label +
                      " already labels another part: this part is written without it");
@@ -1383,7 +1383,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     if (!p.content_id.empty() &&
         ids.find_or_insert(p.content_id, number, [this](std::size_t k) -> std::string_view {
             return report.parts[k].content_id;
-        }) != detail::string_index::npos) {
+        }) != mhtml::detail::string_index::npos) {
         diag(severity::warning, diag_code::field_dropped, path,
              "Content-ID <" + p.content_id + "> already names another part: left out here");
         p.content_id.clear();

@@ -4,7 +4,6 @@
 #include <mutex>
 
 #include "mhtml/ascii.hpp"
-#include "mhtml/detail/keyed_hash.hpp"
 #include "mhtml/uri/cid.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/whatwg_url.hpp"
@@ -192,51 +191,22 @@ const std::size_t* lookup(const Map& map, std::string_view key) {
     return map.find(key);
 }
 
-// The labels come from the archive: keyed, so that a hostile archive cannot put every label
-// on one probe chain (quadratic). Slots keep 32 bits of it.
-std::uint32_t hash_of(std::string_view s) noexcept {
-    const std::uint64_t h = mhtml::detail::keyed_hash64(s);
-    return static_cast<std::uint32_t>(h ^ (h >> 32));
-}
-
 }  // namespace
 
 bool label_index::string_map::insert(std::string key, std::size_t value) {
-    if ((entries_.size() + 1) * 2 > slots_.size()) grow();
-    const std::uint32_t h = hash_of(key);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        slot& s = slots_[i];
-        if (s.entry == 0) {
-            entries_.emplace_back(std::move(key), value);
-            s = {h, static_cast<std::uint32_t>(entries_.size())};
-            return true;
-        }
-        if (s.hash == h && entries_[s.entry - 1].first == key) return false;
-    }
+    if (index_.find_or_insert(key, static_cast<std::uint32_t>(entries_.size()),
+                              [this](std::size_t k) -> std::string_view {
+                                  return entries_[k].first;
+                              }) != mhtml::detail::string_index::npos)
+        return false;
+    entries_.emplace_back(std::move(key), value);
+    return true;
 }
 
 const std::size_t* label_index::string_map::find(std::string_view key) const noexcept {
-    if (slots_.empty()) return nullptr;
-    const std::uint32_t h = hash_of(key);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
-        const slot& s = slots_[i];
-        if (s.entry == 0) return nullptr;
-        if (s.hash == h && entries_[s.entry - 1].first == key) return &entries_[s.entry - 1].second;
-    }
-}
-
-void label_index::string_map::grow() {
-    std::vector<slot> bigger(slots_.empty() ? 16 : slots_.size() * 2);
-    const std::size_t mask = bigger.size() - 1;
-    for (const slot& s : slots_) {
-        if (s.entry == 0) continue;
-        std::size_t i = s.hash & mask;
-        while (bigger[i].entry != 0) i = (i + 1) & mask;
-        bigger[i] = s;
-    }
-    slots_ = std::move(bigger);
+    const std::size_t k =
+        index_.find(key, [this](std::size_t n) -> std::string_view { return entries_[n].first; });
+    return k == mhtml::detail::string_index::npos ? nullptr : &entries_[k].second;
 }
 
 std::optional<std::string> browser_key(std::string_view reference, std::string_view base) {

@@ -26,6 +26,7 @@
 /// equals one of those labels' fragments exactly picks that part, as Chromium, which compares
 /// fragments too, does (reported `ambiguous` when that is not the first part).
 
+#include "mhtml/detail/string_index.hpp"
 #include "mhtml/diagnostic.hpp"
 #include "mhtml/export.hpp"
 #include "mhtml/uri/reference.hpp"
@@ -98,8 +99,8 @@ public:
     [[nodiscard]] const std::string* location(std::size_t i) const;
 
 private:
-    /// Open addressing over owned keys: one probe sequence of 8-byte slots, no node per
-    /// entry, lookups by string_view without allocating. The first key inserted wins.
+    /// Owned keys in a detail::string_index: no node per entry, lookups by string_view
+    /// without allocating. The first key inserted wins.
     class string_map {
     public:
         /// Inserts `key` -> `value` unless `key` is present; returns false if it was.
@@ -107,12 +108,7 @@ private:
         [[nodiscard]] const std::size_t* find(std::string_view key) const noexcept;
 
     private:
-        struct slot {
-            std::uint32_t hash = 0;
-            std::uint32_t entry = 0;  // index + 1 into entries_; 0 = empty
-        };
-        void grow();
-        std::vector<slot> slots_;
+        mhtml::detail::string_index index_;  // the keys of entries_, by position
         std::vector<std::pair<std::string, std::size_t>> entries_;
     };
 

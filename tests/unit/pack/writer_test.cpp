@@ -633,6 +633,27 @@ TEST(Writer, WriteBehindGivesTheSameOctetsAndItsFailures) {
 // octets accepted, where the failed write began, which parts are whole), but for the parts
 // added before the writer saw the failure, listed as not written. In a child process: RLIMIT_FSIZE
 // makes write() fail with EFBIG at 6 MiB.
+// write_archive into a temporary file through an fd_sink, with or without writing behind:
+// the report and the octets that reached the file.
+std::pair<mhtml::pack::write_report, std::string> write_to_file(const resource& root,
+                                                                const std::vector<resource>& others,
+                                                                bool behind) {
+    writer_options o;
+    o.date = std::chrono::system_clock::time_point{};
+    o.boundary = "=_same";
+    o.write_behind = behind;
+    const fs::path tmp = fs::temp_directory_path() /
+                         ("mhtml_writer_file_" + std::to_string(getpid()) + (behind ? "b" : "f"));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    mhtml::pack::fd_sink sink(fd);
+    auto r = mhtml::pack::write_archive(sink, root, others, o);
+    ::close(fd);
+    std::ifstream in(tmp, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    fs::remove(tmp);
+    return {std::move(r), std::move(bytes)};
+}
+
 TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
@@ -645,23 +666,9 @@ TEST(Writer, SinkFailingMidwayGivesTheSameReportWrittenBehindOrNot) {
             others.push_back(res("http://x.example/" + std::to_string(i) + ".bin", "image/png",
                                  random_bytes(std::size_t{1} << 20, 20 + i)));
         const resource root = res("http://x.example/", "text/html", page);
-        auto run = [&](bool behind) {
-            writer_options o;
-            o.date = std::chrono::system_clock::time_point{};
-            o.boundary = "=_same";
-            o.write_behind = behind;
-            const fs::path tmp =
-                fs::temp_directory_path() / ("mhtml_writer_fsize_" + std::to_string(getpid()));
-            const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            mhtml::pack::fd_sink sink(fd);
-            auto r = mhtml::pack::write_archive(sink, root, others, o);
-            ::close(fd);
-            const auto size = fs::file_size(tmp);
-            fs::remove(tmp);
-            return std::make_pair(r, size);
-        };
-        const auto [a, size_a] = run(true);
-        const auto [b, size_b] = run(false);
+        const auto [a, file_a] = write_to_file(root, others, true);
+        const auto [b, file_b] = write_to_file(root, others, false);
+        const auto size_a = file_a.size(), size_b = file_b.size();
         bool ok = !a.ok() && !b.ok() && a.bytes == b.bytes && a.bytes <= size_a &&
                   size_a == size_b && a.error->offset == b.error->offset &&
                   a.error->offset == a.bytes;
@@ -710,23 +717,7 @@ TEST(Writer, WriteBehindQueuesHandOversInOrderAndStopsAtAFailure) {
             res("http://x.example/" + std::to_string(i) + ".css", "text/css", "a { b: c }\n"));
     }
     const resource root = res("http://x.example/", "text/html", page);
-    auto run = [&](bool behind) {
-        writer_options o;
-        o.date = std::chrono::system_clock::time_point{};
-        o.boundary = "=_same";
-        o.write_behind = behind;
-        const fs::path tmp =
-            fs::temp_directory_path() /
-            ("mhtml_writer_queue_" + std::to_string(getpid()) + (behind ? "b" : "f"));
-        const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        mhtml::pack::fd_sink sink(fd);
-        auto r = mhtml::pack::write_archive(sink, root, others, o);
-        ::close(fd);
-        std::ifstream in(tmp, std::ios::binary);
-        std::string bytes((std::istreambuf_iterator<char>(in)), {});
-        fs::remove(tmp);
-        return std::make_pair(r, bytes);
-    };
+    const auto run = [&](bool behind) { return write_to_file(root, others, behind); };
     const auto [a, bytes_a] = run(true);
     const auto [b, bytes_b] = run(false);
     ASSERT_TRUE(a.ok());

@@ -1,9 +1,11 @@
 #pragma once
-// pack::detail::string_index: a set of strings that are kept elsewhere, each under a number
-// (the writer's labels and Content-IDs, kept in its report's parts; repair's labels, kept in
-// its leaves). Open addressing over 8-byte slots: no node and no copy per string, which a
-// std::unordered_set<std::string> of 100,000 labels spends most of its time on. Keyed hash
-// (the strings come from the input: detail/keyed_hash.hpp).
+/// detail::string_index: a set of strings that are kept elsewhere, each under a number (the
+/// writer's labels and Content-IDs, kept in its report's parts; repair's labels, kept in its
+/// leaves; the label index's keys, kept in its entries). Open addressing over 8-byte slots: no
+/// node and no copy per string, which a std::unordered_set<std::string> of 100,000 labels
+/// spends most of its time on. Keyed hash (the strings come from the input: keyed_hash.hpp).
+///
+/// Internal to mhtml (namespace detail): public only because public types hold one.
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +15,7 @@
 
 #include "mhtml/detail/keyed_hash.hpp"
 
-namespace mhtml::pack::detail {
+namespace mhtml::detail {
 
 class string_index {
 public:
@@ -25,7 +27,7 @@ public:
     template <class KeyOf>
     std::size_t find_or_insert(std::string_view key, std::uint32_t number, KeyOf&& key_of) {
         if ((used_ + 1) * 2 > slots_.size()) grow();
-        const auto h = static_cast<std::uint32_t>(mhtml::detail::keyed_hash64(key));
+        const auto h = static_cast<std::uint32_t>(keyed_hash64(key));
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             slot& s = slots_[i];
@@ -42,7 +44,7 @@ public:
     template <class KeyOf>
     [[nodiscard]] std::size_t find(std::string_view key, KeyOf&& key_of) const {
         if (slots_.empty()) return npos;
-        const auto h = static_cast<std::uint32_t>(mhtml::detail::keyed_hash64(key));
+        const auto h = static_cast<std::uint32_t>(keyed_hash64(key));
         const std::size_t mask = slots_.size() - 1;
         for (std::size_t i = h & mask;; i = (i + 1) & mask) {
             const slot& s = slots_[i];
@@ -76,4 +78,4 @@ private:
     std::size_t used_ = 0;
 };
 
-}  // namespace mhtml::pack::detail
+}  // namespace mhtml::detail
