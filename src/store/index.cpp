@@ -412,6 +412,14 @@ struct indexed_part {
 
 }  // namespace
 
+std::vector<fs::path> database_files(const fs::path& db) {
+    const std::string base = normal(db).native();
+    std::vector<fs::path> files;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal", ".update-lock"})
+        files.emplace_back(base + suffix);
+    return files;
+}
+
 source_listing list_sources(const std::vector<fs::path>& sources, bool force_mbox,
                             const std::vector<fs::path>& untouched) {
     source_listing out;
@@ -912,11 +920,8 @@ index_report index::update(const std::vector<fs::path>& sources, const index_opt
     // every fcntl lock this process holds on it, SQLite's included (a folder that holds its
     // index: another process then took the WAL index for unused and truncated it under this
     // one, SIGBUS in sqlite3WalFrames, seen in StoreIndex.TwoUpdatesAtOnceAddEachMessageOnce).
-    const fs::path db = normal(p_->h.name);
-    std::vector<fs::path> untouched;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal", ".update-lock"})
-        untouched.push_back(fs::path(db.native() + suffix));
-    source_listing listing = list_sources(sources, options.format.has_value(), untouched);
+    source_listing listing =
+        list_sources(sources, options.format.has_value(), database_files(p_->h.name));
     report.problems = std::move(listing.problems);
     // What is committed stays committed: after contention (another process writing the index
     // too) the update runs again, and finds the files done so far unchanged.

@@ -740,14 +740,9 @@ struct server::impl {
         // Maildirs; links are not followed in a folder (one may name any file of the user's).
         // The index's own files (--store) are never opened: closing a descriptor of one would drop
         // SQLite's fcntl locks on it in this process.
-        std::vector<std::filesystem::path> untouched;
-        if (opt.store) {
-            std::error_code dc;
-            const std::string db = std::filesystem::weakly_canonical(*opt.store, dc).native();
-            for (const char* suffix : {"", "-wal", "-shm", "-journal", ".update-lock"})
-                untouched.emplace_back(db + suffix);
-        }
-        const store::source_listing l = store::list_sources({source}, false, untouched);
+        const store::source_listing l = store::list_sources(
+            {source}, false,
+            opt.store ? store::database_files(*opt.store) : std::vector<std::filesystem::path>{});
         for (const std::string& p : l.problems) {
             const std::size_t colon = p.find(": ");
             if (colon == std::string::npos)

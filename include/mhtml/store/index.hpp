@@ -92,6 +92,11 @@ MHTML_EXPORT source_listing list_sources(const std::vector<std::filesystem::path
                                          bool force_mbox = false,
                                          const std::vector<std::filesystem::path>& untouched = {});
 
+/// The files an index at `db` keeps (the database, its -wal, -shm and -journal, and the
+/// .update-lock beside it), as list_sources compares paths: its `untouched` for a walk that
+/// may pass the index's folder.
+MHTML_EXPORT std::vector<std::filesystem::path> database_files(const std::filesystem::path& db);
+
 struct index_options {
     std::optional<mbox_format> format;  ///< force an mbox format (--mbox-format)
     parse_limits limits;

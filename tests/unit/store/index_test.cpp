@@ -844,6 +844,13 @@ TEST(StoreIndex, FilesToLeaveUntouchedAreNeitherOpenedNorListed) {
     ASSERT_EQ(l.files.size(), 1u);
     EXPECT_EQ(l.files[0].path.filename(), "other");
     EXPECT_TRUE(list_sources({box}, false, {box}).files.empty());
+    // An index's own files, however its path is spelled.
+    const auto db = database_files(dir / "." / "box");
+    ASSERT_EQ(db.size(), 5u);
+    EXPECT_EQ(db[0], box);
+    EXPECT_EQ(db[1].filename(), "box-wal");
+    EXPECT_EQ(db[4].filename(), "box.update-lock");
+    EXPECT_EQ(list_sources({dir}, false, db).files.size(), 1u);
     fs::remove_all(dir);
 }
 
