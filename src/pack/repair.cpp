@@ -22,6 +22,7 @@
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
+#include "pack/writable_id.hpp"
 
 namespace mhtml::pack {
 
@@ -42,14 +43,10 @@ std::string hex_sha256(std::string_view s) {
     return out;
 }
 
-// A Content-ID the writer can write as it is: printable ASCII, no brackets or white space.
+// A Content-ID the writer writes as it is (else it would generate a random one), on a line
+// of its own.
 bool writable_id(std::string_view id) {
-    if (id.empty() || id.size() > 900) return false;
-    for (const char ch : id) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>') return false;
-    }
-    return true;
+    return !id.empty() && id.size() <= 900 && detail::writable_id(id);
 }
 
 std::string_view without_fragment(std::string_view u) {

@@ -36,6 +36,7 @@
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/utf8.hpp"
 #include "pack/content_coding.hpp"
+#include "pack/writable_id.hpp"
 
 namespace mhtml::pack {
 
@@ -359,16 +360,6 @@ std::string mail_address(std::string_view a) {
         start = comma + 1;
     }
     return out;
-}
-
-/// A Content-ID that can be written between angle brackets and in a quoted `start`
-/// parameter: printable ASCII without white space, `<`, `>`, `"` or `\\`.
-bool writable_id(std::string_view id) {
-    for (const char ch : id) {
-        const auto c = static_cast<unsigned char>(ch);
-        if (c <= 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '"' || c == '\\') return false;
-    }
-    return true;
 }
 
 /// An unstructured field value (Subject): as it is when ASCII, else RFC 2047 words.
@@ -915,7 +906,7 @@ struct writer::state {
     /// The resource's Content-ID, or a generated one (with `field_dropped`) when it cannot be
     /// written: `start` and the part's Content-ID must agree.
     std::string take_id(const resource& r, const std::string& path) {
-        if (r.content_id.empty() || writable_id(r.content_id)) return r.content_id;
+        if (r.content_id.empty() || detail::writable_id(r.content_id)) return r.content_id;
         diag(severity::warning, diag_code::field_dropped, path,
              "Content-ID <" + r.content_id +
                  "> cannot be written (white space, brackets, quotes or 8-bit octets): a "
