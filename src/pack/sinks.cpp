@@ -1,6 +1,8 @@
-// The writer's sinks: a string, a file descriptor, a callback, an atomic file.
+// The writer's sinks: a string, a file descriptor, a callback, an atomic file (or a device
+// or pipe, written directly).
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -50,6 +52,15 @@ bool callback_sink::write(std::string_view bytes) {
 }
 
 file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
+    // A device or a pipe is written as it is (renamed over, it would be replaced by a file).
+    if (struct stat st{};
+        ::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+        if (fd_ < 0)
+            error_ =
+                "cannot open " + path_.string() + ": " + std::generic_category().message(errno);
+        return;
+    }
     std::random_device rd;
     for (int attempt = 0; attempt < 16 && fd_ < 0; ++attempt) {
         temp_ = path_;
@@ -64,7 +75,7 @@ file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
 file_sink::~file_sink() {
     if (fd_ >= 0) {
         ::close(fd_);
-        ::unlink(temp_.c_str());
+        if (!temp_.empty()) ::unlink(temp_.c_str());
     }
 }
 
@@ -75,6 +86,14 @@ bool file_sink::write(std::string_view bytes) {
 
 bool file_sink::commit() {
     if (fd_ < 0) return false;
+    if (temp_.empty()) {  // a device or a pipe: nothing to sync or rename
+        const bool closed = ::close(fd_) == 0;
+        fd_ = -1;
+        if (!closed)
+            error_ =
+                "cannot write " + path_.string() + ": " + std::generic_category().message(errno);
+        return closed;
+    }
     const bool synced = ::fsync(fd_) == 0;
     const int saved = errno;
     const bool closed = ::close(fd_) == 0;

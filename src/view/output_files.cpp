@@ -214,6 +214,17 @@ bool output_file::open(const fs::path& file, std::string& error) {
         error = cat({target_.string(), " is a folder"});
         return false;
     }
+    // A device or a pipe (/dev/null, a named pipe) is written as it is: renamed over, it
+    // would be replaced by a file.
+    if (const auto st = fs::status(target_, ec);
+        !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+        f_ = std::fopen(target_.c_str(), "wb");
+        if (!f_) {
+            error = cat({"cannot open ", target_.string(), ": ", why(errno)});
+            return false;
+        }
+        return true;  // temp_ stays empty
+    }
     std::string tmpl = temp_template(target_);
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
@@ -265,6 +276,10 @@ bool output_file::commit(std::string& error) {
     if (failed_) {
         error = cat({"cannot write ", target_.string()});
         return false;
+    }
+    if (temp_.empty()) {  // a device or a pipe, written directly
+        committed_ = true;
+        return true;
     }
     if (::rename(temp_.c_str(), target_.c_str()) != 0) {
         error = cat({"cannot move the result to ", target_.string(), ": ", why(errno)});

@@ -44,11 +44,12 @@ public:
 
     /// A temporary file beside `file`. "-" is standard output: the octets are kept in an
     /// anonymous temporary file (tmpfile(3)) and copied to standard output by commit(), so
-    /// that a failure (an output budget passed) writes nothing there either.
+    /// that a failure (an output budget passed) writes nothing there either. A `file` that
+    /// is a device or a pipe (/dev/null) is written directly.
     bool open(const std::filesystem::path& file, std::string& error);
     /// Appends; false after a write error (reported by commit()).
     bool write(std::string_view data);
-    /// Flushes and renames the temporary file to `file`.
+    /// Flushes and renames the temporary file to `file` (or closes the device or pipe).
     bool commit(std::string& error);
 
 private:

@@ -2,6 +2,8 @@
 // Running the mhtml tool from the CLI tests: exit status and standard output, with an
 // optional standard input; temporary input files.
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -77,6 +79,44 @@ inline run_result run_cli(const std::vector<std::string>& args,
     if (stdin_text) std::filesystem::remove(input);
     return r;
 }
+
+/// A named pipe in a fresh folder of its own, held open for reading and writing (so that a
+/// writer's open never blocks) with room for 1 MiB: what the tool writes into it is read back
+/// with drain() once the tool is done.
+class fifo_capture {
+public:
+    fifo_capture() {
+        static int n = 0;
+        dir_ = std::filesystem::temp_directory_path() /
+               ("mhtml_cli_fifo_" + std::to_string(::getpid()) + "_" + std::to_string(n++));
+        std::filesystem::create_directories(dir_);
+        path_ = dir_ / "out.mhtml";
+        if (::mkfifo(path_.c_str(), 0600) == 0)
+            fd_ = ::open(path_.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
+        if (fd_ >= 0) ::fcntl(fd_, F_SETPIPE_SZ, 1 << 20);
+    }
+    ~fifo_capture() {
+        if (fd_ >= 0) ::close(fd_);
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    fifo_capture(const fifo_capture&) = delete;
+    fifo_capture& operator=(const fifo_capture&) = delete;
+    [[nodiscard]] bool ok() const { return fd_ >= 0; }
+    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+    [[nodiscard]] const std::filesystem::path& dir() const { return dir_; }
+    std::string drain() {
+        std::string out;
+        std::array<char, 4096> buf{};
+        for (ssize_t k; (k = ::read(fd_, buf.data(), buf.size())) > 0;)
+            out.append(buf.data(), static_cast<std::size_t>(k));
+        return out;
+    }
+
+private:
+    std::filesystem::path dir_, path_;
+    int fd_ = -1;
+};
 
 inline std::vector<std::string> lines_of(const std::string& s) {
     std::vector<std::string> out;

@@ -100,5 +100,21 @@ TEST(RepairCli, ExitCodes) {
     EXPECT_EQ(run_cli({"repair", "/nonexistent/x.mht", "-o", "-"}).status, 2);
 }
 
+// -o names a named pipe (or a device, as /dev/null): written through, not replaced by a file
+// renamed over it, and no temporary file is left beside it.
+TEST(RepairCli, OutputToANamedPipeIsWrittenThroughIt) {
+    test::fifo_capture fifo;
+    ASSERT_TRUE(fifo.ok());
+    const std::string in = temp_file(damaged, ".mht");
+    const auto r = run_cli({"repair", in, "-o", fifo.path().string()});
+    EXPECT_EQ(r.status, 1);  // the last part may be cut
+    EXPECT_TRUE(fs::is_fifo(fifo.path()));
+    const std::string bytes = fifo.drain();
+    EXPECT_THAT(bytes, testing::HasSubstr("\r\nMIME-Version: 1.0\r\n"));
+    EXPECT_THAT(bytes, testing::EndsWith("--\r\n"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(fifo.dir()), fs::directory_iterator()), 1);
+    fs::remove(in);
+}
+
 }  // namespace
 }  // namespace mhtml

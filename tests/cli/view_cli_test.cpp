@@ -13,6 +13,7 @@ namespace {
 using mhtml::test::run_cli;
 using mhtml::test::sandbox;
 using mhtml::test::shell_quote;
+namespace fs = std::filesystem;
 
 std::string corpus(const char* name) {
     return shell_quote(std::string(MHTML_TEST_DATA) + "/corpus/" + name);
@@ -117,6 +118,19 @@ TEST(CliView, InlineWritesAFileOrStandardOutput) {
     EXPECT_EQ(j["scripts_allowed"], false);
     EXPECT_GT(j["external_removed"].get<int>(), 0);
     EXPECT_EQ(box.entries(), std::set<std::string>{"page.html"});
+}
+
+// -o names a named pipe (or a device, as /dev/null): written through, not replaced.
+TEST(CliView, InlineToANamedPipeIsWrittenThroughIt) {
+    mhtml::test::fifo_capture fifo;
+    ASSERT_TRUE(fifo.ok());
+    auto r = run_cli("inline " + corpus("testim__hn.mhtml") + " -o " +
+                     shell_quote(fifo.path().string()));
+    ASSERT_EQ(r.status, 0);
+    EXPECT_TRUE(fs::is_fifo(fifo.path()));
+    const std::string page = fifo.drain();
+    EXPECT_EQ(page, run_cli("inline " + corpus("testim__hn.mhtml") + " -o -").out);
+    EXPECT_EQ(std::distance(fs::directory_iterator(fifo.dir()), fs::directory_iterator()), 1);
 }
 
 TEST(CliView, BlinkStyleImportsAndShadowRoots) {

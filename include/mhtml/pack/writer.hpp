@@ -107,7 +107,9 @@ private:
 
 /// Writes a file atomically: to a temporary file in the same directory, which commit()
 /// flushes (fsync) and renames over `path`. Destroyed without commit() (or after a failure),
-/// it removes the temporary file and `path` is untouched.
+/// it removes the temporary file and `path` is untouched. A `path` that exists and is neither
+/// a regular file nor a folder (`/dev/null`, `/dev/stdout`, a named pipe) is written
+/// directly: renaming over it would replace the device or pipe with a file.
 class MHTML_EXPORT file_sink final : public sink {
 public:
     explicit file_sink(std::filesystem::path path);
@@ -123,7 +125,7 @@ public:
     [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
 
 private:
-    std::filesystem::path path_, temp_;
+    std::filesystem::path path_, temp_;  // temp_ empty: written directly
     int fd_ = -1;
     std::string error_;
 };
