@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <mutex>
 
 namespace mhtml::archive {
@@ -144,7 +145,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     a.entities_.resize(n);
     // own_heading_base[i]: what heading i gives its body and the bodies below it: its
     // Content-Base, else its absolute Content-Location (chapter 5 b, c).
-    std::vector<std::optional<std::string>> own_heading_base(n);
+    // (Pointers: to the entity's location_text, or into content_bases.)
+    std::vector<const std::string*> own_heading_base(n);
+    std::deque<std::string> content_bases;  // stay where they are
     // inherited_from[i]: the nearest ancestor whose heading gives one (chapter 5 d), or -1.
     std::vector<std::int64_t> inherited_from(n, -1);
     const std::string fictitious(uri::fictitious_base);
@@ -178,11 +181,12 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             e.location =
                 heading_parsed ? heading_parsed->resolve(*h.location_text) : *h.location_text;
             resolved_by_base[i] = heading_parsed.has_value();
+            e.location_text = std::move(h.location_text);
         }
         if (h.content_base) {
-            own_heading_base[i] = std::move(h.content_base);
+            own_heading_base[i] = &content_bases.emplace_back(std::move(*h.content_base));
         } else if (h.location_absolute) {
-            own_heading_base[i] = std::move(h.location_text);
+            own_heading_base[i] = &*e.location_text;
         }
         e.base = own_heading_base[i] ? *own_heading_base[i] : inherited(i);
     }
@@ -207,6 +211,8 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             const heading_fields& f = fields[m.index()];
             labels[k].content_id = f.content_id;
             labels[k].content_location = f.content_location;
+            if (const auto& text = a.entities_[m.index()].location_text)
+                labels[k].extracted_location = &*text;
             if (f.content_location && resolved_by_base[m.index()] &&
                 a.entities_[m.index()].location)
                 labels[k].resolved_location = &*a.entities_[m.index()].location;

@@ -204,14 +204,12 @@ bool base64_lines(std::string_view b) {
 }
 
 std::string repairer::label_of(const mime::part_view& p) {
-    const auto raw = p.content_location();
-    if (!raw || raw->empty()) return {};
-    // The URI the field carries (RFC 2017 quoted words and RFC 2047 words undone): what the
-    // writer writes again in the form it chooses.
-    std::string written = uri::extract_header_uri(*raw);
-    if (opt_.keep_labels || written.empty()) return written;
     const archive::entity_info& info = ar_.info(p);
-    if (!info.location) return written;
+    // The URI the field carries (RFC 2017 quoted words and RFC 2047 words undone), as the
+    // reader extracted it: what the writer writes again in the form it chooses.
+    if (!info.location_text || info.location_text->empty()) return {};
+    const std::string& written = *info.location_text;
+    if (opt_.keep_labels || !info.location) return written;
     if (*info.location != written) {
         // The reader found the part by its resolved label; a browser reading of the label as
         // written may have differed from that of the resolved one (it strips what the
@@ -438,6 +436,7 @@ bool repairer::plan() {
     labels.reserve(order.size());
     const auto label_of_leaf = [this](std::size_t k) { return without_fragment(leaves_[k].label); };
     by_index_.assign(doc_.size(), std::string::npos);
+    leaves_.reserve(order.size());
     for (const mime::part_view& p : order) {
         leaf l(p);
         l.label = label_of(p);

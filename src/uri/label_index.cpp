@@ -194,12 +194,17 @@ const std::size_t* lookup(const Map& map, std::string_view key) {
 }  // namespace
 
 bool label_index::string_map::insert(std::string key, std::size_t value) {
+    if (!insert_view(key, value)) return false;
+    entries_.back().first = owned_.emplace_back(std::move(key));
+    return true;
+}
+
+bool label_index::string_map::insert_view(std::string_view key, std::size_t value) {
     if (index_.find_or_insert(key, static_cast<std::uint32_t>(entries_.size()),
-                              [this](std::size_t k) -> std::string_view {
-                                  return entries_[k].first;
-                              }) != mhtml::detail::string_index::npos)
+                              [this](std::size_t k) { return entries_[k].first; }) !=
+        mhtml::detail::string_index::npos)
         return false;
-    entries_.emplace_back(std::move(key), value);
+    entries_.emplace_back(key, value);
     return true;
 }
 
@@ -215,15 +220,33 @@ std::optional<std::string> browser_key(std::string_view reference, std::string_v
 
 // What the browser table is made from, kept until it is (label_index::by_browser_location).
 struct label_index::browser_table {
+    static constexpr std::uint32_t none = static_cast<std::uint32_t>(-1);
     struct label {
         std::size_t part = 0;
-        std::string text;                     // the label, or its spaced reading
-        std::optional<std::string> own_base;  // the part's absolute Content-Base, if any
+        std::uint32_t text = none;      // in texts; none: the part's resolved location
+        std::uint32_t own_base = none;  // the part's absolute Content-Base (in bases), if any
     };
-    std::vector<label> labels;  // in insertion order: the first part wins
+    std::vector<label> labels;       // in insertion order: the first part wins
+    std::vector<std::string> texts;  // labels, or their spaced readings, other than the location
+    std::vector<std::string> bases;  // a base once for a run of parts that share it
     std::string parts_base;
     std::once_flag made;
     string_map table;
+    // `text` (the label, or its spaced reading) of part `part`, whose resolved location is
+    // `location`: most labels are their location, and are not copied.
+    void add(std::size_t part, const std::string& text, const std::string& location,
+             const std::string* own_base) {
+        label l{part, none, none};
+        if (text != location) {
+            l.text = static_cast<std::uint32_t>(texts.size());
+            texts.push_back(text);
+        }
+        if (own_base) {
+            if (bases.empty() || bases.back() != *own_base) bases.push_back(*own_base);
+            l.own_base = static_cast<std::uint32_t>(bases.size() - 1);
+        }
+        labels.push_back(l);
+    }
 };
 
 label_index::~label_index() = default;
@@ -237,21 +260,24 @@ const label_index::string_map& label_index::by_browser_location() const {
     std::call_once(b.made, [this, &b] {
         const std::optional<whatwg_url> parts_base = parsed_base(b.parts_base);
         std::optional<whatwg_url> own;
-        const std::string* own_text = nullptr;
+        std::uint32_t own_parsed = browser_table::none;
         for (const browser_table::label& l : b.labels) {
-            if (l.own_base && (!own_text || *own_text != *l.own_base)) {
-                own = parsed_base(*l.own_base);
-                own_text = &*l.own_base;
+            const std::string& location = *locations_[l.part];
+            if (l.own_base != browser_table::none && l.own_base != own_parsed) {
+                own = parsed_base(b.bases[l.own_base]);
+                own_parsed = l.own_base;
             }
             std::optional<std::string> browser =
-                browser_key_with(l.text, l.own_base ? own : parts_base);
+                browser_key_with(l.text == browser_table::none ? location : b.texts[l.text],
+                                 l.own_base != browser_table::none ? own : parts_base);
             // The table keeps what differs from the label's location key.
             std::string scratch;
-            if (browser && *browser != location_key(*locations_[l.part], scratch))
+            if (browser && *browser != location_key(location, scratch))
                 b.table.insert(std::move(*browser), l.part);
         }
-        b.labels.clear();
-        b.labels.shrink_to_fit();
+        b.labels = {};
+        b.texts = {};
+        b.bases = {};
     });
     return b.table;
 }
@@ -281,7 +307,10 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             }
         }
         if (!p.content_location) continue;
-        std::string label = extract_header_uri(*p.content_location);
+        std::string extracted;
+        const std::string& label = p.extracted_location
+                                       ? *p.extracted_location
+                                       : (extracted = extract_header_uri(*p.content_location));
         if (is_cid_url(label)) {  // MHT-8.3.1: a CID: Content-Location labels nothing...
             by_cid_location_.insert(label, i);  // ...except for the Chromium compatibility match
             continue;
@@ -291,10 +320,11 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             std::string cb = extract_header_uri(*p.content_base);
             if (is_absolute(cb) && !is_legacy_method_indicator(cb)) own = base_uri::make(cb);
         }
-        std::string resolved =
-            p.resolved_location ? *p.resolved_location : (own ? *own : parts_base).resolve(label);
+        // In place at once: by_location_ keeps a view into it.
+        const std::string& resolved = locations_[i].emplace(
+            p.resolved_location ? *p.resolved_location : (own ? *own : parts_base).resolve(label));
         std::string scratch;
-        std::string key(location_key(resolved, scratch));
+        const std::string_view key = location_key(resolved, scratch);  // into one of the two
         index_tail(key);
         // The §6.2.2 form, kept only where it differs (lookups try both tables).
         if (!is_normal_form(key))
@@ -313,11 +343,13 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         std::string_view raw = *p.content_location;
         while (!raw.empty() && text::is_lwsp(raw.front())) raw.remove_prefix(1);
         while (!raw.empty() && text::is_lwsp(raw.back())) raw.remove_suffix(1);
-        std::string spaced =
-            ascii::find_first_of(raw, " \t\r\n") == std::string_view::npos
-                ? label
-                : extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
-        if (spaced != label) {
+        std::optional<std::string> spaced_reading;  // only where there is white space
+        if (ascii::find_first_of(raw, " \t\r\n") != std::string_view::npos)
+            spaced_reading =
+                extract_header_uri(*p.content_location, nullptr, {.keep_interior_spaces = true});
+        const bool has_spaced = spaced_reading && *spaced_reading != label;
+        const std::string& spaced = has_spaced ? *spaced_reading : label;
+        if (has_spaced) {
             std::string spaced_scratch;
             std::string spaced_key(
                 location_key((own ? *own : parts_base).resolve(spaced), spaced_scratch));
@@ -327,10 +359,9 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         // As a browser reads the label (MHT-8.2.5's browser retry), where that differs from
         // the location key: Chromium keeps the raw spaces of a Content-Location, so the
         // spaced reading (E-14) is indexed too.
-        for (const std::string* text : {&spaced, &label}) {
-            if (text == &label && spaced == label) break;
-            browser_->labels.push_back(
-                {i, *text, own ? std::optional<std::string>(own->str()) : std::nullopt});
+        const std::string* readings[] = {&spaced, &label};
+        for (const std::string* text : std::span(readings, has_spaced ? 2 : 1)) {
+            browser_->add(i, *text, resolved, own ? &own->str() : nullptr);
             // The browser reading's last segment is the location's or the spaced reading's
             // (tail_key reads one as a browser would), but where a browser strips what the
             // header reading keeps (a C0 control or space at the start or the end) or reads
@@ -350,17 +381,18 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         }
         // The browser reading (made later) reads `http:c d` so too, its raw spaces kept: its
         // tail is that reading's.
-        if (spaced != label)
+        if (has_spaced)
             if (auto compat = (own ? *own : parts_base).resolve_same_scheme(spaced)) {
                 std::string compat_scratch;
                 index_tail(location_key(*compat, compat_scratch));
             }
-        // Last, so that the key moves into the table (no diagnostic comes between).
-        if (!by_location_.insert(std::move(key), i))
+        // A view where the key is the location's own text (no fictitious scheme respelled).
+        const bool first = key.data() == resolved.data() ? by_location_.insert_view(key, i)
+                                                         : by_location_.insert(std::string(key), i);
+        if (!first)
             report(diags, severity::warning, diag_code::duplicate_content_location, p.path,
-                   "Content-Location " + std::string(location_key(resolved, scratch)) +
+                   "Content-Location " + std::string(key) +
                        " is also on an earlier part; references reach the first");
-        locations_[i] = std::move(resolved);
     }
 }
 

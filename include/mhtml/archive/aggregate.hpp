@@ -90,9 +90,12 @@ struct aggregate_options {
 /// What the layer knows about one entity.
 struct entity_info {
     std::optional<std::string> location;  ///< the resolved Content-Location, if the heading has one
-    std::string heading_base;             ///< the base its own Content-Location resolves against
-    std::string base;  ///< the base for its body (chapter 5, <base href> included)
-    int related = -1;  ///< index in related() of the structure it is a body part of, or -1
+    /// The URI the Content-Location field carries (uri::extract_header_uri: RFC 2017 quoted
+    /// words and RFC 2047 words undone), before resolution.
+    std::optional<std::string> location_text;
+    std::string heading_base;  ///< the base its own Content-Location resolves against
+    std::string base;          ///< the base for its body (chapter 5, <base href> included)
+    int related = -1;          ///< index in related() of the structure it is a body part of, or -1
     bool has_html_base = false;  ///< the base came from a <base href> in the body
 };
 

@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <span>
@@ -49,6 +50,9 @@ struct part_labels {
     std::optional<std::string_view> content_location;
     std::optional<std::string_view> content_base;
     std::string_view path;  ///< the part's path, for diagnostics (may be empty)
+    /// extract_header_uri(*content_location), when the caller has it already; null: the index
+    /// extracts it.
+    const std::string* extracted_location = nullptr;
     /// The Content-Location as the index would resolve it (extracted, then resolved against
     /// the part's absolute Content-Base, else `parts_base`), when the caller has it already;
     /// null: the index resolves it.
@@ -99,19 +103,25 @@ public:
     [[nodiscard]] const std::string* location(std::size_t i) const;
 
 private:
-    /// Owned keys in a detail::string_index: no node per entry, lookups by string_view
-    /// without allocating. The first key inserted wins.
+    /// Keys in a detail::string_index: no node per entry, lookups by string_view without
+    /// allocating. The first key inserted wins.
     class string_map {
     public:
         /// Inserts `key` -> `value` unless `key` is present; returns false if it was.
         bool insert(std::string key, std::size_t value);
+        /// As insert(), keeping a view: `key` must stay as it is, where it is, as long as the
+        /// map (a key inside locations_, whose strings neither move nor change).
+        bool insert_view(std::string_view key, std::size_t value);
         [[nodiscard]] const std::size_t* find(std::string_view key) const noexcept;
 
     private:
         mhtml::detail::string_index index_;  // the keys of entries_, by position
-        std::vector<std::pair<std::string, std::size_t>> entries_;
+        std::vector<std::pair<std::string_view, std::size_t>> entries_;
+        std::deque<std::string> owned_;  // the keys insert() was given (a deque: they stay put)
     };
 
+    // Sized once, in the constructor: its strings stay where they are (by_location_ keeps
+    // views into them).
     std::vector<std::optional<std::string>> locations_;
     string_map by_location_;         // fragment-free; the fictitious scheme spelled `thismessage`
     string_map by_normal_location_;  // RFC 3986 §6.2.2 form
