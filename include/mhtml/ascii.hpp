@@ -34,6 +34,11 @@ constexpr bool istarts_with(std::string_view s, std::string_view prefix) noexcep
     return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
 }
 
+/// `s` ends with `suffix`, ASCII case-insensitively.
+constexpr bool iends_with(std::string_view s, std::string_view suffix) noexcept {
+    return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
+}
+
 /// The first position at or after `from` of an octet in `set` (npos when none): what
 /// std::string_view::find_first_of answers, without the library call per octet that
 /// libstdc++ makes (a memchr over `set` for each octet of `s`). For short sets.

@@ -140,8 +140,8 @@ std::string param_quoted(std::string_view v) {
     return s;
 }
 
-/// The lower-cased scheme of an absolute URI, or empty (RFC 3986 §3.1).
-std::string scheme_of(std::string_view uri) {
+/// The scheme of an absolute URI as written, or empty (RFC 3986 §3.1).
+std::string_view scheme_as_written(std::string_view uri) {
     const auto colon = uri.find(':');
     if (colon == std::string_view::npos || colon == 0) return {};
     if (!ascii::is_alpha(uri[0])) return {};
@@ -150,7 +150,12 @@ std::string scheme_of(std::string_view uri) {
         if (!ascii::is_alpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.')
             return {};
     }
-    return ascii::lowered(uri.substr(0, colon));
+    return uri.substr(0, colon);
+}
+
+/// The lower-cased scheme of an absolute URI, or empty.
+std::string scheme_of(std::string_view uri) {
+    return ascii::lowered(scheme_as_written(uri));
 }
 
 bool parse_ipv4(std::string_view h, std::array<unsigned, 4>& o) {
@@ -175,33 +180,35 @@ bool parse_ipv4(std::string_view h, std::array<unsigned, 4>& o) {
     return true;
 }
 
-/// Why a label may reveal internal information (MHT-12.2, MHT-12.6), or empty.
+/// Why a label may reveal internal information (MHT-12.2, MHT-12.6), or empty. (Called for
+/// every part: nothing is copied unless there is something to say.)
 std::string privacy_issue(std::string_view label) {
-    const std::string scheme = scheme_of(label);
+    const std::string_view scheme = scheme_as_written(label);
     if (scheme.empty()) return {};
-    if (scheme == "file") return "a file: URL (it may reveal local paths and user names)";
+    if (ascii::iequals(scheme, "file"))
+        return "a file: URL (it may reveal local paths and user names)";
     const auto slashes = label.find("//", scheme.size() + 1);
     if (slashes != scheme.size() + 1) return {};
     std::string_view auth = label.substr(slashes + 2);
     auth = auth.substr(0, ascii::find_first_of(auth, "/?#"));
     if (const auto at = auth.rfind('@'); at != std::string_view::npos) auth.remove_prefix(at + 1);
-    std::string host;
     if (!auth.empty() && auth.front() == '[') {
-        host = ascii::lowered(auth.substr(1, auth.find(']') - 1));
+        const std::string host = ascii::lowered(auth.substr(1, auth.find(']') - 1));
         if (host == "::1" || host == "0:0:0:0:0:0:0:1" || host.starts_with("fc") ||
             host.starts_with("fd"))
             return "a private-network host (" + host + ")";
         return {};
     }
-    host = ascii::lowered(auth.substr(0, auth.find(':')));
-    while (!host.empty() && host.back() == '.') host.pop_back();
-    if (host == "localhost" || host.ends_with(".localhost") || host.ends_with(".local"))
-        return "a private-network host (" + host + ")";
+    std::string_view name = auth.substr(0, auth.find(':'));
+    while (!name.empty() && name.back() == '.') name.remove_suffix(1);
+    if (ascii::iequals(name, "localhost") || ascii::iends_with(name, ".localhost") ||
+        ascii::iends_with(name, ".local"))
+        return "a private-network host (" + ascii::lowered(name) + ")";
     std::array<unsigned, 4> ip{};
-    if (parse_ipv4(host, ip)) {
+    if (parse_ipv4(name, ip)) {
         if (ip[0] == 127 || ip[0] == 10 || (ip[0] == 172 && ip[1] >= 16 && ip[1] <= 31) ||
             (ip[0] == 192 && ip[1] == 168))
-            return "a private-network address (" + host + ")";
+            return "a private-network address (" + std::string(name) + ")";
     }
     return {};
 }
@@ -1498,7 +1505,9 @@ void writer::state::write_resource(const resource& r, bool is_root) {
         report.parts.push_back(std::move(pr));
         return;
     }
-    put(part_no == 0 ? "--" + boundary + "\r\n" : "\r\n--" + boundary + "\r\n");
+    put(part_no == 0 ? "--" : "\r\n--");
+    put(boundary);
+    put("\r\n");
     ++part_no;
     emit(p, path, is_root);
     p.reset();
@@ -1511,7 +1520,9 @@ void writer::state::write_resource(const resource& r, bool is_root) {
 void writer::state::write_held_root() {
     std::unique_ptr<prepared> p = std::move(held_root);
     const std::string path = std::to_string(part_no + 1);
-    put(part_no == 0 ? "--" + boundary + "\r\n" : "\r\n--" + boundary + "\r\n");
+    put(part_no == 0 ? "--" : "\r\n--");
+    put(boundary);
+    put("\r\n");
     ++part_no;
     // Diagnostics made while preparing it had no path yet.
     for (auto& d : report.diagnostics)
