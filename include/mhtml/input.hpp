@@ -1,7 +1,9 @@
 #pragma once
 /// Input buffers: one contiguous, read-only block of bytes that parsed views point into.
-/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems); standard input and
-/// in-memory data are held in an owned buffer.
+/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems), or, from 4 MiB up to
+/// an eighth of the memory and where the kernel gives transparent huge pages, read into a
+/// region of them (a first touch of every 4 KiB of a mapping is what a large input cost most
+/// on a virtual machine); standard input and in-memory data are held in an owned buffer.
 
 #include <cstddef>
 #include <memory>
@@ -25,7 +27,8 @@ public:
 
     /// Takes ownership of a string's bytes.
     static input_buffer from_string(std::string bytes);
-    /// Memory-maps a file ("-" reads standard input instead). Errors: open/stat/mmap.
+    /// Memory-maps a file, or reads it into huge pages (above); "-" reads standard input.
+    /// Errors: open/stat/mmap/read.
     static input_buffer open(const std::string& path, std::error_code& ec);
     /// Reads a whole stream-like file descriptor (a pipe, standard input) into memory.
     static input_buffer read_fd(int fd, std::error_code& ec);
@@ -33,6 +36,7 @@ public:
     std::string_view bytes() const noexcept { return {data(), size()}; }
     const char* data() const noexcept { return data_ + first_; }
     std::size_t size() const noexcept { return count_ == npos_ ? size_ - first_ : count_; }
+    /// The file is mapped (not read into memory).
     bool is_mapped() const noexcept { return mapped_; }
     /// Keeps only the octets [offset, offset + size) of what is visible now (clamped to it),
     /// without a copy: the mapping or string stays whole until the buffer is released (one
@@ -42,10 +46,13 @@ public:
 private:
     static constexpr std::size_t npos_ = static_cast<std::size_t>(-1);
     void release() noexcept;
+    static input_buffer read_huge(int fd, std::size_t size, std::error_code& ec);
     const char* data_ = "";
     std::size_t size_ = 0;
     std::size_t first_ = 0, count_ = npos_;  // the visible window (npos_: to the end)
     bool mapped_ = false;
+    void* region_ = nullptr;  // an anonymous region the file was read into (read_huge)
+    std::size_t region_size_ = 0;
     std::string owned_;
 };
 
