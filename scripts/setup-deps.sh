@@ -20,6 +20,7 @@ packages=(
   zlib1g-dev libbrotli-dev                                # HTTP Content-Encoding gzip/deflate and br (pack writer)
   libcurl4-openssl-dev                                    # libcurl: pack::fetch_collect (http/https sources)
   libsqlite3-dev                                          # SQLite: the message index (mhtml index, --store)
+  libmimalloc-dev                                         # mimalloc: the mhtml tool's allocator (huge pages)
   python3-dev pybind11-dev python3-pytest                 # the Python module (python/) and its tests
   python3-dask python3-distributed python3-pandas         # mhtml.dask (python/mhtml/dask.py) and its LocalCluster test
   python3 python3-pyftpdlib                               # Python's email package: reference reader in tests; a loopback FTP server (tests/support/ftp_server.py)
