@@ -2,7 +2,6 @@
 
 #include "mhtml/external/retrieve.hpp"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,6 +24,7 @@
 #include "mhtml/mime/quoted_printable.hpp"
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/version.hpp"
+#include "net/lazy_curl.hpp"
 #include "text_cat.hpp"
 #include "uri/percent_encode.hpp"
 
@@ -35,9 +35,17 @@ using status = retrieval::status;
 
 namespace {
 
+namespace lazy_curl = mhtml::detail::lazy_curl;
+
+// What failed, and why when libcurl could not be loaded.
+std::string unavailable(std::string_view what) {
+    const std::string why = lazy_curl::why();
+    return std::string(what) + " failed" + (why.empty() ? "" : ": " + why);
+}
+
 void init_curl() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] { lazy_curl::global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 std::string scheme_of(std::string_view url) {
@@ -245,8 +253,8 @@ struct transfer {
     std::optional<std::chrono::steady_clock::time_point> started;  // the first hop's start
     char error[CURL_ERROR_SIZE] = {};
     ~transfer() {
-        if (easy) curl_easy_cleanup(easy);
-        if (headers) curl_slist_free_all(headers);
+        if (easy) lazy_curl::easy_cleanup(easy);
+        if (headers) lazy_curl::slist_free_all(headers);
     }
 };
 
@@ -399,15 +407,15 @@ public:
            const std::function<void(std::size_t)>& done, const std::uint64_t* held)
         : bodies_(bodies), o_(o), out_(out), done_(done), held_(held) {
         init_curl();
-        multi_ = curl_multi_init();
-        curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+        multi_ = lazy_curl::multi_init();
+        lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
                           static_cast<long>(std::max<std::size_t>(1, o.parallel)));
         agent_ = o.user_agent.empty() ? std::string("mhtml/") + MHTML_VERSION_STRING : o.user_agent;
     }
     ~runner() {
-        for (auto& t : running_) curl_multi_remove_handle(multi_, t->easy);
+        for (auto& t : running_) lazy_curl::multi_remove_handle(multi_, t->easy);
         running_.clear();
-        curl_multi_cleanup(multi_);
+        lazy_curl::multi_cleanup(multi_);
     }
     runner(const runner&) = delete;
     runner& operator=(const runner&) = delete;
@@ -434,21 +442,21 @@ public:
             }
             if (running_.empty()) return;
             int still = 0;
-            curl_multi_perform(multi_, &still);
+            lazy_curl::multi_perform(multi_, &still);
             int n = 0;
-            while (CURLMsg* m = curl_multi_info_read(multi_, &n)) {
+            while (CURLMsg* m = lazy_curl::multi_info_read(multi_, &n)) {
                 if (m->msg != CURLMSG_DONE) continue;
                 auto it = std::find_if(running_.begin(), running_.end(),
                                        [&](const auto& t) { return t->easy == m->easy_handle; });
                 if (it == running_.end()) continue;
                 std::unique_ptr<transfer> t = std::move(*it);
                 running_.erase(it);
-                curl_multi_remove_handle(multi_, t->easy);
+                lazy_curl::multi_remove_handle(multi_, t->easy);
                 const std::size_t index = t->index;
                 finish(std::move(t), m->data.result);
                 if (!active(index)) done_(index);  // not redirected: its result is final
             }
-            if (!running_.empty()) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+            if (!running_.empty()) lazy_curl::multi_poll(multi_, nullptr, 0, 100, nullptr);
         }
     }
 
@@ -479,34 +487,34 @@ private:
             return;
         }
         t->body.clear();
-        t->easy = curl_easy_init();
+        t->easy = lazy_curl::easy_init();
         if (!t->easy) {
-            fail(r, status::failed, "network", "curl_easy_init failed");
+            fail(r, status::failed, "network", unavailable("curl_easy_init"));
             return;
         }
         r.url = t->chain.back();
         CURL* h = t->easy;
-        curl_easy_setopt(h, CURLOPT_URL, r.url.c_str());
-        curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,ftp");
-        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // each hop is checked here
-        curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+        lazy_curl::easy_setopt(h, CURLOPT_URL, r.url.c_str());
+        lazy_curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,ftp");
+        lazy_curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // each hop is checked here
+        lazy_curl::easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
         const std::string accept = cat("Accept: ", b.type.essence());
-        t->headers = curl_slist_append(t->headers, accept.c_str());
-        curl_easy_setopt(h, CURLOPT_HTTPHEADER, t->headers);
-        curl_easy_setopt(h, CURLOPT_USERAGENT, agent_.c_str());
-        if (!o_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, o_.ca_file.c_str());
-        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
-        curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+        t->headers = lazy_curl::slist_append(t->headers, accept.c_str());
+        lazy_curl::easy_setopt(h, CURLOPT_HTTPHEADER, t->headers);
+        lazy_curl::easy_setopt(h, CURLOPT_USERAGENT, agent_.c_str());
+        if (!o_.ca_file.empty()) lazy_curl::easy_setopt(h, CURLOPT_CAINFO, o_.ca_file.c_str());
+        lazy_curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        lazy_curl::easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
+        lazy_curl::easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                          static_cast<long>(o_.connect_timeout.count()));
-        curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+        lazy_curl::easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
                          static_cast<curl_off_t>(std::min<std::uint64_t>(t->limit, 1ull << 62)));
-        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
-        curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
-        curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
-        curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
-        curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
-        if (curl_multi_add_handle(multi_, h) != CURLM_OK) {
+        lazy_curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
+        lazy_curl::easy_setopt(h, CURLOPT_WRITEDATA, t.get());
+        lazy_curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
+        lazy_curl::easy_setopt(h, CURLOPT_HEADERDATA, t.get());
+        lazy_curl::easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
+        if (lazy_curl::multi_add_handle(multi_, h) != CURLM_OK) {
             fail(r, status::failed, "network", "curl_multi_add_handle failed");
             return;
         }
@@ -518,7 +526,7 @@ private:
         const body& b = bodies_[t->index];
         const std::string at = r.url;
         if (rc != CURLE_OK) {
-            const std::string detail = t->error[0] ? std::string(t->error) : curl_easy_strerror(rc);
+            const std::string detail = t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
             if (t->too_large || rc == CURLE_FILESIZE_EXCEEDED)
                 fail(r, status::too_large, "too_large",
                      cat(at, " is larger than ", std::to_string(t->limit), " octets",
@@ -534,14 +542,14 @@ private:
                 fail(r, status::failed, "truncated", cat(at, ": the body is truncated: ", detail));
             else
                 fail(r, status::failed, "network",
-                     cat(at, ": ", curl_easy_strerror(rc), " (", detail, ")"));
+                     cat(at, ": ", lazy_curl::easy_strerror(rc), " (", detail, ")"));
             return;
         }
         const std::string scheme = scheme_of(at);
         if (scheme == "ftp") {
             // Through an HTTP proxy (ftp_proxy), the answer is HTTP: its status counts.
             long http = 0;
-            curl_easy_getinfo(t->easy, CURLINFO_HTTP_CODE, &http);
+            lazy_curl::easy_getinfo(t->easy, CURLINFO_HTTP_CODE, &http);
             if (http != 0 && (http < 200 || http > 299)) {
                 fail(r, status::failed, cat("http_", std::to_string(http)),
                      cat(at, ": the proxy answered HTTP status ", std::to_string(http)));
@@ -551,7 +559,7 @@ private:
             return;
         }
         long s = 0;
-        curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &s);
+        lazy_curl::easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &s);
         const bool redirect = s == 301 || s == 302 || s == 303 || s == 307 || s == 308;
         if (redirect && !t->location.empty()) {
             const auto next = uri::resolve(at, t->location);
@@ -576,9 +584,9 @@ private:
             }
             ++r.redirects;
             t->chain.push_back(to);
-            curl_easy_cleanup(t->easy);
+            lazy_curl::easy_cleanup(t->easy);
             t->easy = nullptr;
-            curl_slist_free_all(t->headers);
+            lazy_curl::slist_free_all(t->headers);
             t->headers = nullptr;
             start(std::move(t));
             return;

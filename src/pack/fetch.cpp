@@ -12,9 +12,9 @@
 #include "mhtml/uri/reference.hpp"
 #include "mhtml/uri/virtual_filename.hpp"
 #include "mhtml/version.hpp"
+#include "net/lazy_curl.hpp"
 #include "uri/percent_encode.hpp"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -42,9 +42,17 @@ namespace {
 using detail::doc_type;
 using detail::make_diag;
 
+namespace lazy_curl = mhtml::detail::lazy_curl;
+
+// What failed, and why when libcurl could not be loaded.
+std::string unavailable(std::string_view what) {
+    const std::string why = lazy_curl::why();
+    return std::string(what) + " failed" + (why.empty() ? "" : ": " + why);
+}
+
 void init_curl() {
     static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    std::call_once(once, [] { lazy_curl::global_init(CURL_GLOBAL_DEFAULT); });
 }
 
 /// Fetched bodies over this size that are not documents wait in files for the writer, so
@@ -281,10 +289,10 @@ public:
         : opt_(o), out_(out), rep_(rep) {}
     ~fetcher() {
         for (auto& t : running_) {
-            curl_multi_remove_handle(multi_, t->easy);
-            curl_easy_cleanup(t->easy);
+            lazy_curl::multi_remove_handle(multi_, t->easy);
+            lazy_curl::easy_cleanup(t->easy);
         }
-        if (multi_) curl_multi_cleanup(multi_);
+        if (multi_) lazy_curl::multi_cleanup(multi_);
     }
     fetcher(const fetcher&) = delete;
     fetcher& operator=(const fetcher&) = delete;
@@ -439,42 +447,43 @@ void fetcher::start(std::size_t index) {
     t->entry = index;
     t->owner = this;
     t->host = origin_of(e.request);
-    t->easy = curl_easy_init();
+    t->easy = lazy_curl::easy_init();
     if (!t->easy) {
-        fail(e, diag_code::fetch_failed, severity::error, "network", "curl_easy_init failed");
+        fail(e, diag_code::fetch_failed, severity::error, "network",
+             unavailable("curl_easy_init"));
         return;
     }
     e.st = state::running;
     e.chain.push_back(e.request);
     CURL* h = t->easy;
-    curl_easy_setopt(h, CURLOPT_URL, e.request.c_str());
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);   // each hop is checked here
-    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // all this libcurl decodes; decoded here
-    curl_easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());
-    if (!e.referrer.empty()) curl_easy_setopt(h, CURLOPT_REFERER, e.referrer.c_str());
-    if (!opt_.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, opt_.ca_file.c_str());
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
+    lazy_curl::easy_setopt(h, CURLOPT_URL, e.request.c_str());
+    lazy_curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    lazy_curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    lazy_curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);   // each hop is checked here
+    lazy_curl::easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // all this libcurl decodes; decoded here
+    lazy_curl::easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());
+    if (!e.referrer.empty()) lazy_curl::easy_setopt(h, CURLOPT_REFERER, e.referrer.c_str());
+    if (!opt_.ca_file.empty()) lazy_curl::easy_setopt(h, CURLOPT_CAINFO, opt_.ca_file.c_str());
+    lazy_curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    lazy_curl::easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
+    lazy_curl::easy_setopt(h, CURLOPT_TIMEOUT_MS,
                      static_cast<long>(opt_.limits.transfer_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+    lazy_curl::easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
                      static_cast<long>(opt_.limits.connect_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
+    lazy_curl::easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
                      static_cast<curl_off_t>(std::min<std::uint64_t>(opt_.limits.max_resource_size,
                                                                      std::uint64_t{1} << 62)));
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, &fetcher::on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, t.get());
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, &fetcher::on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, t.get());
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
-    curl_easy_setopt(h, CURLOPT_PRIVATE, t.get());
+    lazy_curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &fetcher::on_body);
+    lazy_curl::easy_setopt(h, CURLOPT_WRITEDATA, t.get());
+    lazy_curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &fetcher::on_header);
+    lazy_curl::easy_setopt(h, CURLOPT_HEADERDATA, t.get());
+    lazy_curl::easy_setopt(h, CURLOPT_ERRORBUFFER, t->error);
+    lazy_curl::easy_setopt(h, CURLOPT_PRIVATE, t.get());
     ++per_host_[t->host];
     ++rep_.transfers;
-    if (curl_multi_add_handle(multi_, h) != CURLM_OK) {
+    if (lazy_curl::multi_add_handle(multi_, h) != CURLM_OK) {
         --per_host_[t->host];
-        curl_easy_cleanup(h);
+        lazy_curl::easy_cleanup(h);
         fail(e, diag_code::fetch_failed, severity::error, "network",
              "curl_multi_add_handle failed");
         return;
@@ -497,18 +506,18 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     inflight_ -= t->body.size();
     --per_host_[t->host];
     curl_off_t wire = 0;
-    if (curl_easy_getinfo(t->easy, CURLINFO_SIZE_DOWNLOAD_T, &wire) == CURLE_OK && wire > 0)
+    if (lazy_curl::easy_getinfo(t->easy, CURLINFO_SIZE_DOWNLOAD_T, &wire) == CURLE_OK && wire > 0)
         rep_.wire_bytes += static_cast<std::uint64_t>(wire);
     long connects = 0;
-    if (curl_easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
+    if (lazy_curl::easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
         rep_.connections += static_cast<std::size_t>(connects);
-    curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
-    curl_multi_remove_handle(multi_, t->easy);
-    curl_easy_cleanup(t->easy);
+    lazy_curl::easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
+    lazy_curl::multi_remove_handle(multi_, t->easy);
+    lazy_curl::easy_cleanup(t->easy);
     t->easy = nullptr;
     const std::string at = "'" + e.request + "'";
     if (rc != CURLE_OK) {
-        const std::string detail = t->error[0] ? std::string(t->error) : curl_easy_strerror(rc);
+        const std::string detail = t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
         if (t->too_large || rc == CURLE_FILESIZE_EXCEEDED)
             fail(e, diag_code::resource_limit, severity::error, "too_large",
                  at + " is larger than max_resource_size (" +
@@ -531,7 +540,7 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
                  at + ": the Content-Encoding cannot be decoded: " + detail);
         else
             fail(e, diag_code::fetch_failed, severity::error, "network",
-                 at + ": " + std::string(curl_easy_strerror(rc)) + " (" + detail + ")");
+                 at + ": " + std::string(lazy_curl::easy_strerror(rc)) + " (" + detail + ")");
         return;
     }
     const long s = t->status;
@@ -906,8 +915,8 @@ void fetcher::abort_all(const std::string& why) {
         entry& e = entries_[t->entry];
         inflight_ -= t->body.size();
         --per_host_[t->host];
-        curl_multi_remove_handle(multi_, t->easy);
-        curl_easy_cleanup(t->easy);
+        lazy_curl::multi_remove_handle(multi_, t->easy);
+        lazy_curl::easy_cleanup(t->easy);
         fail(e, diag_code::resource_limit, severity::error, "limit", "'" + e.request + "' " + why);
     }
     running_.clear();
@@ -926,17 +935,17 @@ bool fetcher::run(const std::string& url) {
         return false;
     }
     init_curl();
-    multi_ = curl_multi_init();
+    multi_ = lazy_curl::multi_init();
     if (!multi_) {
         out_.error_code = "fetch_failed";
-        out_.error = "curl_multi_init failed";
+        out_.error = unavailable("curl_multi_init");
         return false;
     }
     // The fetcher limits transfers itself (so that none waits in libcurl's queue while its
     // timeout runs); libcurl's limits only back that up.
-    curl_multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+    lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
                       static_cast<long>(std::max<std::size_t>(1, opt_.max_connections)));
-    curl_multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
+    lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
                       static_cast<long>(std::max<std::size_t>(1, opt_.max_host_connections)));
     user_agent_ =
         opt_.user_agent.empty() ? std::string("mhtml/") + MHTML_VERSION_STRING : opt_.user_agent;
@@ -953,13 +962,13 @@ bool fetcher::run(const std::string& url) {
         start_transfers();
         if (running_.empty()) break;
         int still = 0;
-        curl_multi_perform(multi_, &still);
+        lazy_curl::multi_perform(multi_, &still);
         int left = 0;
         bool finished = false;
-        while (CURLMsg* m = curl_multi_info_read(multi_, &left)) {
+        while (CURLMsg* m = lazy_curl::multi_info_read(multi_, &left)) {
             if (m->msg != CURLMSG_DONE) continue;
             transfer* raw = nullptr;
-            curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &raw);
+            lazy_curl::easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, &raw);
             const CURLcode rc = m->data.result;
             auto it = std::find_if(running_.begin(), running_.end(),
                                    [&](const auto& p) { return p.get() == raw; });
@@ -979,7 +988,7 @@ bool fetcher::run(const std::string& url) {
             break;
         }
         // A slot freed: fill it before waiting (bounded: each pass finished a transfer).
-        if (!running_.empty() && !finished) curl_multi_poll(multi_, nullptr, 0, 100, nullptr);
+        if (!running_.empty() && !finished) lazy_curl::multi_poll(multi_, nullptr, 0, 100, nullptr);
     }
     rep_.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0);
     entry& root = entries_.front();
