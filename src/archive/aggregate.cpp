@@ -103,6 +103,13 @@ void collect_alternative_ids(const mime::part_view& alternative,
 
 }  // namespace
 
+namespace {
+std::unique_ptr<const uri::base_uri> parse_base(std::string_view text) {
+    auto b = uri::base_uri::make(text);
+    return b ? std::make_unique<const uri::base_uri>(std::move(*b)) : nullptr;
+}
+}  // namespace
+
 struct aggregate::lazy_bases {
     explicit lazy_bases(std::size_t n)
         : done(std::make_unique<std::atomic<bool>[]>(n)),
@@ -146,15 +153,13 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     // own_heading_base[i]: what heading i gives its body and the bodies below it: its
     // Content-Base, else its absolute Content-Location (chapter 5 b, c).
     // (Pointers: to the entity's location_text, or into content_bases.)
-    std::vector<const std::string*> own_heading_base(n);
-    std::deque<std::string> content_bases;  // stay where they are
+    std::vector<std::string_view> own_heading_base(n);  // empty: none
     // inherited_from[i]: the nearest ancestor whose heading gives one (chapter 5 d), or -1.
     std::vector<std::int64_t> inherited_from(n, -1);
-    const std::string fictitious(uri::fictitious_base);
-    auto inherited = [&](std::size_t i) -> const std::string& {
+    auto inherited = [&](std::size_t i) -> std::string_view {
         return inherited_from[i] >= 0
-                   ? *own_heading_base[static_cast<std::size_t>(inherited_from[i])]
-                   : fictitious;
+                   ? own_heading_base[static_cast<std::size_t>(inherited_from[i])]
+                   : uri::fictitious_base;
     };
 
     // resolved_by_base[i]: e.location was resolved against its parsed heading base (the base
@@ -170,10 +175,12 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         if (auto parent = p.parent()) {
             std::size_t pi = parent->index();
             inherited_from[i] =
-                own_heading_base[pi] ? static_cast<std::int64_t>(pi) : inherited_from[pi];
+                !own_heading_base[pi].empty() ? static_cast<std::int64_t>(pi) : inherited_from[pi];
         }
         entity_info& e = a.entities_[i];
-        e.heading_base = h.content_base ? *h.content_base : inherited(i);
+        e.heading_base =
+            h.content_base ? std::string_view(a.base_texts_.emplace_back(*h.content_base))
+                           : inherited(i);
         if (h.location_text) {
             // Siblings share their heading base: parse it once per run of equal bases.
             if (!heading_parsed || heading_parsed->str() != e.heading_base)
@@ -184,11 +191,11 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
             e.location_text = std::move(h.location_text);
         }
         if (h.content_base) {
-            own_heading_base[i] = &content_bases.emplace_back(std::move(*h.content_base));
+            own_heading_base[i] = e.heading_base;  // the text just kept
         } else if (h.location_absolute) {
-            own_heading_base[i] = &*e.location_text;
+            own_heading_base[i] = *e.location_text;  // in place: entities_ is not resized
         }
-        e.base = own_heading_base[i] ? *own_heading_base[i] : inherited(i);
+        e.base = !own_heading_base[i].empty() ? own_heading_base[i] : inherited(i);
     }
 
     // Related structures, outer before inner; each entity belongs to the structure it is a
@@ -222,8 +229,8 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
         }
         // The children's relative Content-Locations resolve against what this heading and
         // those outside it give (the same for every child without its own Content-Base).
-        const std::string& children_base =
-            own_heading_base[i] ? *own_heading_base[i] : inherited(i);
+        const std::string_view children_base =
+            !own_heading_base[i].empty() ? own_heading_base[i] : inherited(i);
         auto base = uri::base_uri::make(children_base);
         std::vector<diagnostic> index_diags;
         related_structure rs{
@@ -266,7 +273,7 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
     }
     // Parsed on first use (parsed_base): only the parts that references are resolved from
     // need theirs, and most parts of a large archive are images.
-    a.bases_.resize(n);
+    a.bases_.resize(n);  // null pointers: 8 octets a part until one is parsed
     a.lazy_ = std::make_unique<lazy_bases>(n);
     if (a.match_.cid_content_location) a.find_style_holders();
     cap_diagnostics(a.diags_, options.max_diagnostics);  // as the parser's, per document
@@ -351,15 +358,15 @@ void aggregate::apply_html_base(std::size_t i, const html::scan_result& scan) co
     if (scan.base) {
         std::atomic<bool>& parsed = lazy_->parsed[i];
         if (!parsed.load(std::memory_order_relaxed)) {
-            bases_[i] = uri::base_uri::make(entities_[i].base);
+            bases_[i] = parse_base(entities_[i].base);
             parsed.store(true, std::memory_order_release);
         }
         if (bases_[i]) {
             std::string resolved = bases_[i]->resolve(scan.refs[*scan.base].url);
             if (uri::is_absolute(resolved)) {
-                entities_[i].base = std::move(resolved);
+                entities_[i].base = base_texts_.emplace_back(std::move(resolved));
                 entities_[i].has_html_base = true;
-                bases_[i] = uri::base_uri::make(entities_[i].base);
+                bases_[i] = parse_base(entities_[i].base);
             }
         }
     }
@@ -375,11 +382,11 @@ const uri::base_uri* aggregate::parsed_base(std::size_t i) const {
     if (!parsed.load(std::memory_order_acquire)) {
         std::lock_guard<std::mutex> lock(lazy_->write);
         if (!parsed.load(std::memory_order_relaxed)) {
-            bases_[i] = uri::base_uri::make(entities_[i].base);
+            bases_[i] = parse_base(entities_[i].base);
             parsed.store(true, std::memory_order_release);
         }
     }
-    return bases_[i] ? &*bases_[i] : nullptr;
+    return bases_[i].get();
 }
 
 const entity_info& aggregate::info(const mime::part_view& p) const {

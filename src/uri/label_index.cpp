@@ -285,7 +285,7 @@ const label_index::string_map& label_index::by_browser_location() const {
 label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
                          std::vector<diagnostic>* diags)
     : browser_(std::make_unique<browser_table>()) {
-    locations_.resize(parts.size());
+    locations_.assign(parts.size(), nullptr);
     browser_->labels.reserve(parts.size());
     browser_->parts_base = parts_base.str();
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -320,9 +320,12 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
             std::string cb = extract_header_uri(*p.content_base);
             if (is_absolute(cb) && !is_legacy_method_indicator(cb)) own = base_uri::make(cb);
         }
-        // In place at once: by_location_ keeps a view into it.
-        const std::string& resolved = locations_[i].emplace(
-            p.resolved_location ? *p.resolved_location : (own ? *own : parts_base).resolve(label));
+        // Where it stays: by_location_ keeps a view into it.
+        const std::string& resolved =
+            p.resolved_location
+                ? *p.resolved_location
+                : owned_locations_.emplace_back((own ? *own : parts_base).resolve(label));
+        locations_[i] = &resolved;
         std::string scratch;
         const std::string_view key = location_key(resolved, scratch);  // into one of the two
         index_tail(key);
@@ -403,11 +406,47 @@ void label_index::index_tail(std::string_view key) {
     const bool has_backslash = key.find('\\') != std::string_view::npos;
     for (const bool backslash : {true, false})
         if (backslash || has_backslash)
-            if (auto t = tail_key(key, backslash)) tails_.insert(std::move(*t), 0);
+            if (auto t = tail_key(key, backslash)) tails_.insert(*t);
+}
+
+void label_index::hash_filter::insert(std::string_view s) {
+    if ((used_ + 1) * 2 > slots_.size()) {
+        std::vector<std::uint64_t> bigger(slots_.empty() ? 16 : slots_.size() * 2);
+        const std::size_t mask = bigger.size() - 1;
+        for (const std::uint64_t h : slots_) {
+            if (h == 0) continue;
+            std::size_t i = h & mask;
+            while (bigger[i] != 0) i = (i + 1) & mask;
+            bigger[i] = h;
+        }
+        slots_ = std::move(bigger);
+    }
+    std::uint64_t h = mhtml::detail::keyed_hash64(s);
+    if (h == 0) h = 1;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        if (slots_[i] == h) return;
+        if (slots_[i] == 0) {
+            slots_[i] = h;
+            ++used_;
+            return;
+        }
+    }
+}
+
+bool label_index::hash_filter::may_contain(std::string_view s) const noexcept {
+    if (slots_.empty()) return false;
+    std::uint64_t h = mhtml::detail::keyed_hash64(s);
+    if (h == 0) h = 1;
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+        if (slots_[i] == h) return true;
+        if (slots_[i] == 0) return false;
+    }
 }
 
 const std::string* label_index::location(std::size_t i) const {
-    return i < locations_.size() && locations_[i] ? &*locations_[i] : nullptr;
+    return i < locations_.size() ? locations_[i] : nullptr;
 }
 
 reference_match label_index::find(std::string_view reference, const base_uri& base,
@@ -508,7 +547,7 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
             for (const bool backslash : {true, false}) {
                 if (!backslash && u.find('\\') == std::string_view::npos) continue;  // the same
                 const auto t = tail_key(u, backslash);
-                none = none && t && !tails_.find(*t);
+                none = none && t && !tails_.may_contain(*t);
             }
         // A file: URL's drive letter (`C|` for `C:`) can make the browser's last segment
         // another: no skipping there.

@@ -45,6 +45,7 @@
 #include "mhtml/uri/reference.hpp"
 
 #include <cstddef>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
@@ -93,8 +94,10 @@ struct entity_info {
     /// The URI the Content-Location field carries (uri::extract_header_uri: RFC 2017 quoted
     /// words and RFC 2047 words undone), before resolution.
     std::optional<std::string> location_text;
-    std::string heading_base;  ///< the base its own Content-Location resolves against
-    std::string base;          ///< the base for its body (chapter 5, <base href> included)
+    /// The base its own Content-Location resolves against. (Views into the aggregate, which
+    /// keeps each base once: most parts share theirs, or have their own Content-Location.)
+    std::string_view heading_base;
+    std::string_view base;  ///< the base for its body (chapter 5, <base href> included)
     int related = -1;          ///< index in related() of the structure it is a body part of, or -1
     bool has_html_base = false;  ///< the base came from a <base href> in the body
 };
@@ -231,8 +234,14 @@ private:
     // (ensure_html_base), under the lock of lazy_, which then marks i done (release); they are
     // read only once i is done (acquire). bases_[i] is parsed on first use too (parsed_base),
     // under the same lock, and marked parsed. Other entries are not written after build().
+    // Sized once in build(): views into its location_text strings stay valid (also when the
+    // aggregate moves: the vector's buffer moves with it).
     mutable std::vector<entity_info> entities_;
-    mutable std::vector<std::optional<uri::base_uri>> bases_;  // entities_[i].base, parsed once
+    // entities_[i].base, parsed once (null: not yet, or it does not parse).
+    mutable std::vector<std::unique_ptr<const uri::base_uri>> bases_;
+    // The texts of bases that are no entity's location_text (Content-Base values, resolved
+    // <base href>s): entity_info::base and heading_base view them (a deque: they stay put).
+    mutable std::deque<std::string> base_texts_;
     struct lazy_bases;  // the done marks and the lock (aggregate.cpp)
     std::unique_ptr<lazy_bases> lazy_;
     std::vector<related_structure> related_;

@@ -55,7 +55,8 @@ struct part_labels {
     const std::string* extracted_location = nullptr;
     /// The Content-Location as the index would resolve it (extracted, then resolved against
     /// the part's absolute Content-Base, else `parts_base`), when the caller has it already;
-    /// null: the index resolves it.
+    /// null: the index resolves it. The index keeps this pointer (no copy): the string must
+    /// stay as it is, where it is, as long as the index (the aggregate's entity records).
     const std::string* resolved_location = nullptr;
 };
 
@@ -120,9 +121,11 @@ private:
         std::deque<std::string> owned_;  // the keys insert() was given (a deque: they stay put)
     };
 
-    // Sized once, in the constructor: its strings stay where they are (by_location_ keeps
-    // views into them).
-    std::vector<std::optional<std::string>> locations_;
+    // Part i's resolved location (null: none, or a cid: URL): the caller's string
+    // (part_labels::resolved_location) or one in owned_locations_. by_location_ keeps views
+    // into them.
+    std::vector<const std::string*> locations_;
+    std::deque<std::string> owned_locations_;  // resolved here (a deque: they stay put)
     string_map by_location_;         // fragment-free; the fictitious scheme spelled `thismessage`
     string_map by_normal_location_;  // RFC 3986 §6.2.2 form
     string_map by_id_;               // id_key()
@@ -140,8 +143,19 @@ private:
     string_map by_fragment_location_;  // labels with a fragment, fragment kept
     // The last path segment of every label in the tables above, as the lenient readings can
     // spell it (tail_key in label_index.cpp): a reference whose segment is not here matches
-    // nothing, and find() skips its costly retries.
-    string_map tails_;
+    // nothing, and find() skips its costly retries. A filter: only each segment's keyed hash
+    // is kept, so a segment no label has may pass it (the retries then run and find nothing:
+    // the answer is the same), but one that a label has always does.
+    class hash_filter {
+    public:
+        void insert(std::string_view s);
+        [[nodiscard]] bool may_contain(std::string_view s) const noexcept;
+
+    private:
+        std::vector<std::uint64_t> slots_;  // 0 = empty; a hash of 0 is kept as 1
+        std::size_t used_ = 0;
+    };
+    hash_filter tails_;
     void index_tail(std::string_view key);
 };
 

@@ -39,7 +39,7 @@ std::string many_pages(int pages) {
 // What one caller learns about part p through info(), resolve() and references().
 std::string observe(const aggregate& agg, const mime::part_view& p, int pages) {
     const entity_info& e = agg.info(p);
-    std::string seen = p.path() + " base=" + e.base + (e.has_html_base ? " (html)" : "");
+    std::string seen = p.path() + " base=" + std::string(e.base) + (e.has_html_base ? " (html)" : "");
     if (p.index() >= 1 && p.index() <= static_cast<std::uint32_t>(pages)) {
         const std::string n = std::to_string(p.index() - 1);
         resolution r = agg.resolve(p, "img" + n + ".png");
