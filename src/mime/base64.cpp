@@ -478,8 +478,6 @@ std::optional<std::uint64_t> canonical_base64_size(std::string_view in) noexcept
     constexpr std::size_t line = 78;  // 76 characters and CRLF
     const std::size_t lines = in.size() / line, last = in.size() % line;
     if (last == 0 || last > 76 || last % 4 != 0) return std::nullopt;
-    for (std::size_t i = 0; i < lines; ++i)
-        if (in[i * line + 76] != '\r' || in[i * line + 77] != '\n') return std::nullopt;
     // Padding: only in the last quantum, with the bits it leaves out zero (a decoder keeps
     // none of them; the encoder writes them zero).
     const std::string_view q = in.substr(in.size() - 4);
@@ -491,13 +489,18 @@ std::optional<std::uint64_t> canonical_base64_size(std::string_view in) noexcept
         if (s == detail::base64_not_alphabet || (s & (pads == 2 ? 0x0f : 0x03)) != 0)
             return std::nullopt;
     }
-    // The alphabet: every other octet decodes (a skipped one shows in the count).
+    // The alphabet: every other octet decodes (a skipped one shows in the count). Line ends
+    // are checked a block at a time, just before the block is decoded: one pass over a body
+    // larger than the caches, not two.
     const std::uint64_t expected = lines * 57 + last / 4 * 3 - pads;
     base64_decoder dec;
-    char scratch[base64_decoder::max_output(512 * line) + 8];
+    constexpr std::size_t block_lines = 512;
+    char scratch[base64_decoder::max_output(block_lines * line) + 8];
     std::uint64_t got = 0;
-    for (std::size_t at = 0; at < in.size(); at += 512 * line) {
-        got += dec.step(in.substr(at, 512 * line), scratch);
+    for (std::size_t first = 0; first * line < in.size(); first += block_lines) {
+        for (std::size_t i = first; i < std::min(lines, first + block_lines); ++i)
+            if (in[i * line + 76] != '\r' || in[i * line + 77] != '\n') return std::nullopt;
+        got += dec.step(in.substr(first * line, block_lines * line), scratch);
         if (!dec.status().clean()) return std::nullopt;
     }
     got += dec.finish(scratch);

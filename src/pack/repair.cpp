@@ -192,15 +192,18 @@ void repairer::incomplete(const leaf& l, bool lost_octets) {
            "");
 }
 
-// Lines of 76 characters and CRLF, and a shorter last one: the shape of the writer's base64
-// (mime::canonical_base64_size checks the rest), so probably copied as it is.
+// Lines of 76 characters and CRLF, and a shorter last one: the shape of the writer's base64,
+// so probably copied as it is. Only the first and the last line ends are looked at here: the
+// writer checks every line and octet (mime::canonical_base64_size) as it copies, and decodes
+// the body when that fails (then write() decodes it too, to see whether octets were lost). A
+// body read once, not twice, on its way through.
 bool base64_lines(std::string_view b) {
     if (b.ends_with("\r\n")) b.remove_suffix(2);
     const std::size_t last = b.size() % 78;
     if (last == 0 || last > 76 || last % 4 != 0) return false;
-    for (std::size_t at = 76; at < b.size(); at += 78)
-        if (b[at] != '\r' || b[at + 1] != '\n') return false;
-    return true;
+    if (b.size() < 78) return true;
+    const std::size_t final_end = b.size() - last - 2;  // the last full line's CRLF
+    return b[76] == '\r' && b[77] == '\n' && b[final_end] == '\r' && b[final_end + 1] == '\n';
 }
 
 std::string repairer::label_of(const mime::part_view& p) {

@@ -286,6 +286,9 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                          std::vector<diagnostic>* diags)
     : browser_(std::make_unique<browser_table>()) {
     locations_.assign(parts.size(), nullptr);
+    // Most parts have a label (one location key, one last segment): no growing on the way.
+    by_location_.reserve(parts.size());
+    tails_.reserve(parts.size());
     browser_->labels.reserve(parts.size());
     browser_->parts_base = parts_base.str();
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -409,18 +412,26 @@ void label_index::index_tail(std::string_view key) {
             if (auto t = tail_key(key, backslash)) tails_.insert(*t);
 }
 
-void label_index::hash_filter::insert(std::string_view s) {
-    if ((used_ + 1) * 2 > slots_.size()) {
-        std::vector<std::uint64_t> bigger(slots_.empty() ? 16 : slots_.size() * 2);
-        const std::size_t mask = bigger.size() - 1;
-        for (const std::uint64_t h : slots_) {
-            if (h == 0) continue;
-            std::size_t i = h & mask;
-            while (bigger[i] != 0) i = (i + 1) & mask;
-            bigger[i] = h;
-        }
-        slots_ = std::move(bigger);
+void label_index::hash_filter::rehash(std::size_t slots) {
+    std::vector<std::uint64_t> bigger(slots);
+    const std::size_t mask = bigger.size() - 1;
+    for (const std::uint64_t h : slots_) {
+        if (h == 0) continue;
+        std::size_t i = h & mask;
+        while (bigger[i] != 0) i = (i + 1) & mask;
+        bigger[i] = h;
     }
+    slots_ = std::move(bigger);
+}
+
+void label_index::hash_filter::reserve(std::size_t n) {
+    std::size_t slots = slots_.empty() ? 16 : slots_.size();
+    while (slots < 2 * n + 2) slots *= 2;
+    if (slots != slots_.size()) rehash(slots);
+}
+
+void label_index::hash_filter::insert(std::string_view s) {
+    if ((used_ + 1) * 2 > slots_.size()) rehash(slots_.empty() ? 16 : slots_.size() * 2);
     std::uint64_t h = mhtml::detail::keyed_hash64(s);
     if (h == 0) h = 1;
     const std::size_t mask = slots_.size() - 1;

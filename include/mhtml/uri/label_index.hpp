@@ -114,6 +114,11 @@ private:
         /// map (a key inside locations_, whose strings neither move nor change).
         bool insert_view(std::string_view key, std::size_t value);
         [[nodiscard]] const std::size_t* find(std::string_view key) const noexcept;
+        /// Room for `n` entries without growing.
+        void reserve(std::size_t n) {
+            index_.reserve(n);
+            entries_.reserve(n);
+        }
 
     private:
         mhtml::detail::string_index index_;  // the keys of entries_, by position
@@ -150,8 +155,10 @@ private:
     public:
         void insert(std::string_view s);
         [[nodiscard]] bool may_contain(std::string_view s) const noexcept;
+        void reserve(std::size_t n);  ///< room for `n` hashes without growing
 
     private:
+        void rehash(std::size_t slots);
         std::vector<std::uint64_t> slots_;  // 0 = empty; a hash of 0 is kept as 1
         std::size_t used_ = 0;
     };

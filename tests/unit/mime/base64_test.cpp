@@ -686,4 +686,16 @@ TEST(Base64Canonical, AcceptsExactlyTheEncodersForm) {
     EXPECT_FALSE(canonical_base64_size("QUJ="));  // pad bits not zero (decodes as "AB" too)
     EXPECT_EQ(canonical_base64_size("QQ=="), 1u);
     EXPECT_FALSE(canonical_base64_size("QR=="));
+    // Line ends are checked a block of 512 lines at a time, with the decoding: a damaged one
+    // in any block, the last line's included, is found.
+    const std::string long_body = base64_encode(std::string(57 * 1500 + 30, 'y'));  // 1501 lines
+    ASSERT_EQ(canonical_base64_size(long_body), 57u * 1500 + 30);
+    for (const std::size_t line : {0u, 511u, 512u, 1023u, 1024u, 1499u}) {
+        std::string s = long_body;
+        s[line * 78 + 77] = 'A';  // CR then a letter instead of LF
+        EXPECT_FALSE(canonical_base64_size(s)) << line;
+        s = long_body;
+        s[line * 78 + 76] = '\n';  // LF LF
+        EXPECT_FALSE(canonical_base64_size(s)) << line;
+    }
 }

@@ -197,6 +197,48 @@ TEST(Repair, Base64WithLfBreaksBlanksAndABadCharacter) {
     EXPECT_EQ(contents(r.bytes), contents(clean));
 }
 
+// Repair looks only at the first and last line ends of a base64 body before it offers the
+// body to the writer as it is; the writer checks every line and octet, and decodes what is
+// not its own form. Damage between them is so found and mended.
+TEST(Repair, Base64DamagedBetweenItsFirstAndLastLines) {
+    std::string clean;
+    {
+        // An image of many lines.
+        std::string png = "\x89PNG\r\n\x1a\n";
+        for (int i = 0; i < 4000; ++i) png += static_cast<char>(i * 37 % 251);
+        pack::writer_options o;
+        o.boundary = "=_clean";
+        o.date_field = "Thu, 1 Jan 2026 00:00:00 +0000";
+        pack::string_sink sink(clean);
+        pack::write_archive(sink,
+                            pack::resource::from_data("http://x.example/", "text/html",
+                                                      "<img src=a.png>\n"),
+                            std::vector<pack::resource>{pack::resource::from_data(
+                                "http://x.example/a.png", "image/png", png)},
+                            o);
+    }
+    const std::size_t at = clean.find("Content-Transfer-Encoding: base64\r\n");
+    ASSERT_NE(at, std::string::npos);
+    const std::size_t body = clean.find("\r\n\r\n", at) + 4;
+    ASSERT_GT(clean.find("\r\n--", body) - body, 78u * 10);
+    // A line end one character early in the middle (lines of 75 and 77).
+    std::string shifted = clean;
+    const std::size_t line5 = body + 5 * 78;
+    shifted.erase(line5 + 76, 2);
+    shifted.insert(line5 + 75, "\r\n");
+    const auto r = repair(shifted);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(clean));
+    // An octet outside the alphabet in the middle of a line of the right length: what every
+    // reader decodes (it is skipped) is what is written, in the writer's own form.
+    std::string bad = clean;
+    bad[body + 5 * 78 + 10] = '*';
+    const auto b = repair(bad);
+    expect_canonical(b.bytes);
+    EXPECT_EQ(contents(b.bytes), contents(bad));
+    EXPECT_NE(contents(b.bytes), contents(clean));
+}
+
 TEST(Repair, TransportPaddingAndMissingCloseDelimiter) {
     const std::string clean = clean_archive();
     std::string bad = replace_all(clean, "--=_clean\r\n", "--=_clean  \t\r\n");
