@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -32,19 +33,58 @@ bool huge_pages_on_request() {
     return on;
 }
 
-// Whether a regular file of `size` octets is read into huge pages rather than mapped: from
-// 4 MiB (below, a mapping costs little) up to an eighth of the memory (beyond, a mailbox
-// of gigabytes is better mapped: its pages stay the page cache's). Measured on a virtual
-// machine of the project's kind (docs/PERFORMANCE.md, "Reading the input"): the first touch
-// of each 4 KiB page of a mapping costs about 2 us there, so a scan of a 305 MB mapped file
-// took 0.15 s, and the same file read into huge pages 0.05 s, then scanned in 0.015 s.
-bool read_into_huge_pages(std::size_t size) {
-    if (size < (std::size_t{4} << 20)) return false;
-    const long pages = ::sysconf(_SC_PHYS_PAGES);
-    const long page = ::sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0) return false;
-    if (size > static_cast<std::size_t>(pages) / 8 * static_cast<std::size_t>(page)) return false;
-    return huge_pages_on_request();
+// The most octets of inputs one process holds read into memory (read_huge) at once: an eighth
+// of its memory, the machine's or its cgroup's (cgroup v2 memory.max) if lower. Beyond that
+// (several large inputs held at once, as batch's workers and ls FOLDER hold them), files are
+// mapped: their pages stay the page cache's, which the kernel can reclaim.
+std::size_t huge_read_limit() {
+    static const std::size_t limit = [] {
+        const long pages = ::sysconf(_SC_PHYS_PAGES);
+        const long page = ::sysconf(_SC_PAGESIZE);
+        if (pages <= 0 || page <= 0) return std::size_t{0};
+        std::uint64_t memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+        // "0::/PATH" in /proc/self/cgroup: the process's cgroup (v2).
+        std::string group;
+        if (std::FILE* f = std::fopen("/proc/self/cgroup", "re")) {
+            char line[4096];
+            while (std::fgets(line, sizeof line, f))
+                if (std::strncmp(line, "0::", 3) == 0) {
+                    group = line + 3;
+                    while (!group.empty() && (group.back() == '\n' || group.back() == '\r'))
+                        group.pop_back();
+                }
+            std::fclose(f);
+        }
+        if (std::FILE* f = std::fopen(("/sys/fs/cgroup" + group + "/memory.max").c_str(), "re")) {
+            unsigned long long max = 0;
+            if (std::fscanf(f, "%llu", &max) == 1 && max > 0 && max < memory) memory = max;
+            std::fclose(f);  // "max": no limit (fscanf reads no number)
+        }
+        return static_cast<std::size_t>(memory / 8);
+    }();
+    return limit;
+}
+
+std::atomic<std::size_t> huge_read_bytes{0};  // held by live input_buffers now
+
+// Takes `size` octets (the region for a file of `file_size`) of the budget for a read into
+// huge pages, if the file is worth it (from 4 MiB: below, a mapping costs little) and they
+// fit; false: map it. Measured on a virtual
+// machine of the project's kind (docs/PERFORMANCE.md, "Repair"): the first touch of each
+// 4 KiB page of a mapping costs about 2 us there, so a scan of a 305 MB mapped file took
+// 0.15 s, and the same file read into huge pages 0.05 s, then scanned in 0.015 s.
+bool take_huge_read(std::size_t file_size, std::size_t size) {
+    if (file_size < (std::size_t{4} << 20) || !huge_pages_on_request()) return false;
+    const std::size_t limit = huge_read_limit();
+    std::size_t held = huge_read_bytes.load(std::memory_order_relaxed);
+    do {
+        if (size > limit || held > limit - size) return false;
+    } while (!huge_read_bytes.compare_exchange_weak(held, held + size, std::memory_order_relaxed));
+    return true;
+}
+
+void give_back_huge_read(std::size_t size) {
+    huge_read_bytes.fetch_sub(size, std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -88,7 +128,10 @@ input_buffer::~input_buffer() {
 
 void input_buffer::release() noexcept {
     if (mapped_ && size_ > 0) ::munmap(const_cast<char*>(data_), size_);
-    if (region_) ::munmap(region_, region_size_);
+    if (region_) {
+        ::munmap(region_, region_size_);
+        give_back_huge_read(region_size_);
+    }
     mapped_ = false;
     region_ = nullptr;
     region_size_ = 0;
@@ -138,9 +181,14 @@ input_buffer input_buffer::read_huge(int fd, std::size_t size, std::error_code& 
     input_buffer b;
     // A region aligned to a huge page, so that every 2 MiB of it can be one.
     const std::size_t length = (size + huge_page - 1) / huge_page * huge_page;
+    // Charged against the memory the kernel commits (no MAP_NORESERVE): where it has none to
+    // give, this fails and the file is mapped instead.
     void* raw = ::mmap(nullptr, length + huge_page, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED) return b;
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) {
+        give_back_huge_read(length);
+        return b;
+    }
     auto* const start = static_cast<char*>(raw);
     char* const aligned = reinterpret_cast<char*>(
         (reinterpret_cast<std::uintptr_t>(start) + huge_page - 1) / huge_page * huge_page);
@@ -168,7 +216,8 @@ input_buffer input_buffer::read_huge(int fd, std::size_t size, std::error_code& 
     return b;
 }
 
-input_buffer input_buffer::open(const std::string& path, std::error_code& ec) {
+input_buffer input_buffer::open(const std::string& path, std::error_code& ec, read_mode mode) {
+    ec.clear();
     if (path == "-") return read_fd(0, ec);
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -198,8 +247,9 @@ input_buffer input_buffer::open(const std::string& path, std::error_code& ec) {
         return b;
     }
     auto size = static_cast<std::size_t>(st.st_size);
-    if (read_into_huge_pages(size)) {
-        b = read_huge(fd, size, ec);
+    const std::size_t length = (size + huge_page - 1) / huge_page * huge_page;
+    if (mode == read_mode::automatic && take_huge_read(size, length)) {
+        b = read_huge(fd, size, ec);  // gives the budget back when it fails
         if (b.region_ || ec) {
             ::close(fd);
             return b;

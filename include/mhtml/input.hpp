@@ -1,9 +1,11 @@
 #pragma once
 /// Input buffers: one contiguous, read-only block of bytes that parsed views point into.
-/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems), or, from 4 MiB up to
-/// an eighth of the memory and where the kernel gives transparent huge pages, read into a
-/// region of them (a first touch of every 4 KiB of a mapping is what a large input cost most
-/// on a virtual machine); standard input and in-memory data are held in an owned buffer.
+/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems), or, for a document read
+/// whole, from 4 MiB and where the kernel gives transparent huge pages, read into a region of
+/// them (a first touch of every 4 KiB of a mapping is what a large input cost most on a
+/// virtual machine), as long as all the inputs a process holds so stay within an eighth of its
+/// memory (the machine's, or its cgroup's limit); standard input and in-memory data are held
+/// in an owned buffer.
 
 #include <cstddef>
 #include <memory>
@@ -27,9 +29,15 @@ public:
 
     /// Takes ownership of a string's bytes.
     static input_buffer from_string(std::string bytes);
+    /// How open() takes a regular file.
+    enum class read_mode {
+        automatic,  ///< a document read whole: into huge pages where that pays (above), else mapped
+        map,        ///< always mapped: a mailbox of which only some messages are read
+    };
     /// Memory-maps a file, or reads it into huge pages (above); "-" reads standard input.
     /// Errors: open/stat/mmap/read.
-    static input_buffer open(const std::string& path, std::error_code& ec);
+    static input_buffer open(const std::string& path, std::error_code& ec,
+                             read_mode mode = read_mode::automatic);
     /// Reads a whole stream-like file descriptor (a pipe, standard input) into memory.
     static input_buffer read_fd(int fd, std::error_code& ec);
 
