@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "mhtml/pack/writer.hpp"
+#include "output_target.hpp"
 
 namespace mhtml::pack {
 
@@ -51,11 +52,13 @@ bool callback_sink::write(std::string_view bytes) {
     return f_ && f_(bytes);
 }
 
-file_sink::file_sink(std::filesystem::path path) : path_(std::move(path)) {
-    // A device or a pipe is written as it is (renamed over, it would be replaced by a file).
-    if (struct stat st{};
-        ::stat(path_.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        fd_ = ::open(path_.c_str(), O_WRONLY | O_CLOEXEC);
+file_sink::file_sink(std::filesystem::path path) {
+    // Through a symbolic link, the file it names. A device or a pipe, or an open descriptor's
+    // file, is written as it is (renamed over, it would be replaced by a file).
+    detail::output_target_t target = detail::output_target(path);
+    path_ = std::move(target.path);
+    if (target.direct) {
+        fd_ = ::open(path_.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
         if (fd_ < 0)
             error_ =
                 "cannot open " + path_.string() + ": " + std::generic_category().message(errno);

@@ -1,5 +1,6 @@
 #include "output_files.hpp"
 
+#include "output_target.hpp"
 #include "text_cat.hpp"
 
 #include <fcntl.h>
@@ -208,16 +209,17 @@ bool output_file::open(const fs::path& file, std::string& error) {
         }
         return true;
     }
-    target_ = file;
+    // Through a symbolic link, the file it names. A device or a pipe (/dev/null, a named
+    // pipe), or an open descriptor's file (/dev/stdout), is written as it is: renamed over, it
+    // would be replaced by a file.
+    mhtml::detail::output_target_t target = mhtml::detail::output_target(file);
+    target_ = std::move(target.path);
     std::error_code ec;
     if (fs::is_directory(fs::symlink_status(target_, ec))) {
         error = cat({target_.string(), " is a folder"});
         return false;
     }
-    // A device or a pipe (/dev/null, a named pipe) is written as it is: renamed over, it
-    // would be replaced by a file.
-    if (const auto st = fs::status(target_, ec);
-        !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st)) {
+    if (target.direct) {
         f_ = std::fopen(target_.c_str(), "wb");
         if (!f_) {
             error = cat({"cannot open ", target_.string(), ": ", why(errno)});

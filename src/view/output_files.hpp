@@ -44,8 +44,10 @@ public:
 
     /// A temporary file beside `file`. "-" is standard output: the octets are kept in an
     /// anonymous temporary file (tmpfile(3)) and copied to standard output by commit(), so
-    /// that a failure (an output budget passed) writes nothing there either. A `file` that
-    /// is a device or a pipe (/dev/null) is written directly.
+    /// that a failure (an output budget passed) writes nothing there either. A symbolic link
+    /// is followed (the file it names is replaced; the link stays). A `file` that is a device
+    /// or a pipe (/dev/null), or leads through /proc or /dev/fd (/dev/stdout), is written
+    /// directly.
     bool open(const std::filesystem::path& file, std::string& error);
     /// Appends; false after a write error (reported by commit()).
     bool write(std::string_view data);

@@ -116,5 +116,57 @@ TEST(RepairCli, OutputToANamedPipeIsWrittenThroughIt) {
     fs::remove(in);
 }
 
+// -o /dev/stdout, or any name of the file standard output goes to: the archive alone goes
+// there, as with -o -, and the report to standard error (not into the same stream).
+TEST(RepairCli, OutputToStandardOutputsOwnFileIsTheArchiveAlone) {
+    const std::string in = temp_file(damaged, ".mht");
+    const auto dash = run_cli({"repair", in, "-o", "-"});
+    const auto dev = run_cli({"repair", in, "-o", "/dev/stdout"});
+    EXPECT_EQ(dev.status, dash.status);
+    EXPECT_EQ(dev.out, dash.out);
+    EXPECT_THAT(dev.out, testing::EndsWith("--\r\n"));
+    // Standard output sent to a file, and -o a link to that same file.
+    const fs::path dir = fs::path(temp_file("", ".d"));
+    fs::remove(dir);
+    fs::create_directory(dir);
+    fs::create_symlink(dir / "real.mhtml", dir / "link.mhtml");
+    const auto r = run_cli(test::shell_quote(std::string("repair")) + " " + test::shell_quote(in) +
+                           " -o " + test::shell_quote((dir / "link.mhtml").string()) + " > " +
+                           test::shell_quote((dir / "real.mhtml").string()));
+    EXPECT_EQ(r.status, dash.status);
+    std::ifstream f(dir / "real.mhtml", std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
+    EXPECT_EQ(written, dash.out);
+    EXPECT_TRUE(fs::is_symlink(dir / "link.mhtml"));
+    fs::remove_all(dir);
+    fs::remove(in);
+}
+
+// -o a symbolic link: the file it names is replaced, and the link stays a link.
+TEST(RepairCli, OutputThroughASymbolicLinkKeepsTheLink) {
+    const std::string in = temp_file(damaged, ".mht");
+    const fs::path dir = fs::path(temp_file("", ".d"));
+    fs::remove(dir);
+    fs::create_directories(dir / "sub");
+    std::ofstream(dir / "sub" / "real.mhtml") << "old";
+    fs::create_symlink("sub/real.mhtml", dir / "link.mhtml");               // relative
+    fs::create_symlink(dir / "sub" / "new.mhtml", dir / "dangling.mhtml");  // to no file yet
+    for (const char* name : {"link.mhtml", "dangling.mhtml"}) {
+        const auto r = run_cli({"repair", in, "-o", (dir / name).string()});
+        EXPECT_EQ(r.status, 1) << name;  // the last part may be cut
+        EXPECT_TRUE(fs::is_symlink(dir / name)) << name;
+    }
+    for (const char* name : {"real.mhtml", "new.mhtml"}) {
+        std::ifstream f(dir / "sub" / name, std::ios::binary);
+        const std::string written((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
+        EXPECT_THAT(written, testing::EndsWith("--\r\n")) << name;
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir / "sub"), fs::directory_iterator()), 2);
+    fs::remove_all(dir);
+    fs::remove(in);
+}
+
 }  // namespace
 }  // namespace mhtml

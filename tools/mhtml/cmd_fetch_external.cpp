@@ -11,6 +11,7 @@
 #include "mhtml/external/retrieve.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/pack/writer.hpp"
+#include "output_name.hpp"
 
 namespace mhtml::cli {
 
@@ -92,7 +93,8 @@ void write_report(std::string& out, const fetch_external_options& o,
            " external bodies fetched into " + o.out + "\n";
 }
 
-int run_fetch_external(const fetch_external_options& o) {
+int run_fetch_external(fetch_external_options o) {
+    o.out = output_name(o.out);
     auto in = open_input("fetch-external", o.in);
     if (!in) return exit_usage;
     mime::parse_options po;

@@ -10,6 +10,7 @@
 #include "mhtml/archive/aggregate.hpp"
 #include "mhtml/mime/document.hpp"
 #include "mhtml/view/inline.hpp"
+#include "output_name.hpp"
 #include "view_output.hpp"
 
 namespace mhtml::cli {
@@ -27,7 +28,8 @@ struct inline_cli_options {
     parse_limits limits;
 };
 
-int run_inline(const inline_cli_options& o) {
+int run_inline(inline_cli_options o) {
+    o.out = output_name(o.out);
     archive::aggregate_options ao;
     ao.strict = o.strict;
     ao.blink_style_imports = o.blink_style_imports;

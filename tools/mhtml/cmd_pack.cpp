@@ -21,6 +21,7 @@
 #include "mhtml/pack/collect.hpp"
 #include "mhtml/pack/fetch.hpp"
 #include "mhtml/pack/writer.hpp"
+#include "output_name.hpp"
 #include "view_output.hpp"
 
 namespace mhtml::cli {
@@ -278,6 +279,7 @@ int fail(const pack_cli_options& o, const std::string& code, const std::string& 
 }
 
 int run_pack(pack_cli_options o) {
+    o.out = output_name(o.out);
     if (o.mail) {
         if (o.method_given && o.method != pack::method::cid)
             return fail(o, "usage", "--mail links the parts by cid: (no other --method)");

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "json.hpp"
 #include "mhtml/pack/repair.hpp"
+#include "output_name.hpp"
 #include "view_output.hpp"
 
 namespace mhtml::cli {
@@ -104,7 +105,8 @@ void write_text(std::string& out, const repair_cli_options& o, const pack::repai
                "): " + printable(c.why, 400) + '\n';
 }
 
-int run_repair(const repair_cli_options& o) {
+int run_repair(repair_cli_options o) {
+    o.out = output_name(o.out);
     pack::repair_options ro;
     ro.target = o.target;
     ro.keep_labels = o.keep_labels;

@@ -107,9 +107,11 @@ private:
 
 /// Writes a file atomically: to a temporary file in the same directory, which commit()
 /// flushes (fsync) and renames over `path`. Destroyed without commit() (or after a failure),
-/// it removes the temporary file and `path` is untouched. A `path` that exists and is neither
-/// a regular file nor a folder (`/dev/null`, `/dev/stdout`, a named pipe) is written
-/// directly: renaming over it would replace the device or pipe with a file.
+/// it removes the temporary file and `path` is untouched. A `path` that is a symbolic link is
+/// followed: the file it names is replaced, and the link stays. A `path` that is neither a
+/// regular file nor a folder (`/dev/null`, a named pipe), or that leads through /proc or
+/// /dev/fd (`/dev/stdout`: an open descriptor's file), is opened and written directly:
+/// renaming over it would replace the device, pipe or link with a file.
 class MHTML_EXPORT file_sink final : public sink {
 public:
     explicit file_sink(std::filesystem::path path);
