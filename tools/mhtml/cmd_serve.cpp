@@ -90,6 +90,7 @@ void log_line(const view::access_entry& e, bool json) {
 }
 
 int run_serve(const serve_cli_options& o) {
+    memory_for_long_runs();
     view::serve_options so;
     so.listen = o.listen.empty() ? "127.0.0.1" : o.listen;
     if (o.port < 0 || o.port > 65535) {

@@ -46,6 +46,10 @@ std::optional<input_buffer> open_input(std::string_view command, const std::stri
 /// lines. Offsets the command reports in the input are then given in the mailbox file
 /// (file_offset); a note on standard error says where the message starts.
 void add_message_option(CLI::App& cmd);
+
+/// A command that runs for long (`serve`): freed memory goes back to the system after a while,
+/// instead of being kept for reuse as in the tool's short runs (main.cpp, enable_huge_pages).
+void memory_for_long_runs();
 /// An offset in the input as read, as an offset in the file named: with --message on an mbox,
 /// in the mailbox (quoting undone counted back in); otherwise the offset itself.
 std::uint64_t file_offset(std::uint64_t offset);

@@ -10,6 +10,8 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #endif
 
 #include "commands.hpp"
@@ -26,22 +28,57 @@ namespace mhtml::cli {
 namespace {
 
 #ifdef MHTML_WITH_MIMALLOC
-/// mimalloc's memory in 2 MiB pages where the kernel gives them (madvise): the heap of
-/// 100,000 parts' records is then a few hundred page faults, not 40,000, and on a virtual
-/// machine each costs microseconds (tools/mhtml/CMakeLists.txt, docs/PERFORMANCE.md). The
-/// option takes effect for segments taken from now on; mimalloc read its options when the
-/// process started, and the segment that the allocations before main() went to (32 MiB,
-/// aligned to its size) is advised here. Advice only: where that is not so, nothing changes.
+// A number a /proc/sys file holds (-1 when it cannot be read).
+long proc_number(const char* path) {
+    long v = -1;
+    if (std::FILE* f = std::fopen(path, "re")) {
+        if (std::fscanf(f, "%ld", &v) != 1) v = -1;
+        std::fclose(f);
+    }
+    return v;
+}
+
+/// mimalloc's memory in 2 MiB pages where the kernel gives them (transparent huge pages,
+/// madvise): the heap of 100,000 parts' records is then a few hundred page faults, not
+/// 40,000, and on a virtual machine each costs microseconds (tools/mhtml/CMakeLists.txt,
+/// docs/PERFORMANCE.md, "Repair").
+/// - An arena of 1 GiB of address space, advised so and handed to mimalloc, which takes its
+///   segments and its large blocks from it first (only what is touched takes memory; past it,
+///   memory comes from the system as before). Not where the kernel commits every mapping
+///   (vm.overcommit_memory 2): there it would be charged 1 GiB.
+/// - Its other blocks from the system advised so too (mi_option_large_os_pages), unless the
+///   machine keeps a pool of hugetlbfs pages (vm.nr_hugepages): mimalloc would first take
+///   those, which a database or a virtual machine may have reserved for itself.
+/// - The segment that the allocations before main() went to (32 MiB, aligned to its size):
+///   mimalloc read its options when the process started. Advice only: where that is not so,
+///   nothing changes.
+/// - Freed memory kept for reuse, not handed back to be faulted in again: the tool's runs are
+///   short (`serve` hands it back: memory_for_long_runs).
 void enable_huge_pages() {
-    mi_option_enable(mi_option_large_os_pages);
-    // An arena of 1 GiB of address space in huge pages, which every thread's segments and
-    // large blocks come from first (only what is touched takes memory; past it, memory comes
-    // from the system as before): a block of 21 MiB, for one, got no huge pages from the
-    // option alone (its size is no multiple of 2 MiB). Freed memory is kept for reuse, not
-    // handed back and faulted in again: the tool's runs are short, and a server's memory
-    // stays at its high-water mark.
+    if (std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re")) {
+        char line[128] = {};
+        const bool read = std::fgets(line, sizeof line, f) != nullptr;
+        std::fclose(f);
+        if (!read || (!std::strstr(line, "[always]") && !std::strstr(line, "[madvise]"))) return;
+    } else {
+        return;
+    }
+    if (proc_number("/proc/sys/vm/nr_hugepages") == 0) mi_option_enable(mi_option_large_os_pages);
     mi_option_disable(mi_option_allow_decommit);
-    (void)mi_reserve_os_memory(std::size_t{1} << 30, /*commit=*/true, /*allow_large=*/true);
+    if (proc_number("/proc/sys/vm/overcommit_memory") != 2) {
+        constexpr std::size_t arena = std::size_t{1} << 30, align = std::size_t{64} << 20;
+        void* const raw = ::mmap(nullptr, arena + align, PROT_READ | PROT_WRITE,
+                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (raw != MAP_FAILED) {
+            // Aligned as mimalloc aligns its segments (a multiple of their 32 MiB).
+            auto* const start = reinterpret_cast<char*>(
+                (reinterpret_cast<std::uintptr_t>(raw) + align - 1) & ~(align - 1));
+            ::madvise(start, arena, MADV_HUGEPAGE);
+            if (!mi_manage_os_memory(start, arena, /*is_committed=*/true, /*is_large=*/false,
+                                     /*is_zero=*/true, /*numa_node=*/-1))
+                ::munmap(raw, arena + align);
+        }
+    }
     constexpr std::uintptr_t segment = std::uintptr_t{32} << 20;
     void* const probe = mi_malloc(16);
     if (!probe) return;
@@ -61,6 +98,12 @@ std::string message_id_of(std::string_view value) {
     return mime::parse_msg_id(value).value_or(std::string());
 }
 }  // namespace
+
+void memory_for_long_runs() {
+#ifdef MHTML_WITH_MIMALLOC
+    mi_option_enable(mi_option_allow_decommit);
+#endif
+}
 
 void add_message_option(CLI::App& cmd) {
     cmd.add_option_function<std::string>(
@@ -104,7 +147,8 @@ std::optional<input_buffer> maildir_message(std::string_view command, const std:
     const std::string want = message_id_of(asked);
     for (std::size_t i = 0; i < listing.messages.size() && !chosen && !want.empty(); ++i) {
         std::error_code ec;
-        input_buffer in = input_buffer::open(listing.messages[i].path.string(), ec);
+        input_buffer in =
+            input_buffer::open(listing.messages[i].path.string(), ec, input_buffer::read_mode::map);
         if (ec) continue;
         const auto doc = mime::document::parse(std::string(in.bytes()));
         const auto f = doc.root().header("Message-ID");
@@ -135,7 +179,10 @@ std::optional<input_buffer> maildir_message(std::string_view command, const std:
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
     if (selected_message && store::is_maildir(file)) return maildir_message(command, file);
     std::error_code ec;
-    input_buffer in = input_buffer::open(file, ec);
+    // One message of a mailbox: mapped, so that only its pages are read.
+    input_buffer in = input_buffer::open(
+        file, ec,
+        selected_message ? input_buffer::read_mode::map : input_buffer::read_mode::automatic);
     const std::string name = file == "-" ? "standard input" : file;
     if (ec) {
         std::cerr << "mhtml " << command << ": cannot read " << name << ": " << ec.message()
