@@ -409,7 +409,7 @@ public:
         init_curl();
         multi_ = lazy_curl::multi_init();
         lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                          static_cast<long>(std::max<std::size_t>(1, o.parallel)));
+                                static_cast<long>(std::max<std::size_t>(1, o.parallel)));
         agent_ = o.user_agent.empty() ? std::string("mhtml/") + MHTML_VERSION_STRING : o.user_agent;
     }
     ~runner() {
@@ -506,9 +506,10 @@ private:
         lazy_curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         lazy_curl::easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(left.count()));
         lazy_curl::easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                         static_cast<long>(o_.connect_timeout.count()));
-        lazy_curl::easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
-                         static_cast<curl_off_t>(std::min<std::uint64_t>(t->limit, 1ull << 62)));
+                               static_cast<long>(o_.connect_timeout.count()));
+        lazy_curl::easy_setopt(
+            h, CURLOPT_MAXFILESIZE_LARGE,
+            static_cast<curl_off_t>(std::min<std::uint64_t>(t->limit, 1ull << 62)));
         lazy_curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &on_body);
         lazy_curl::easy_setopt(h, CURLOPT_WRITEDATA, t.get());
         lazy_curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &on_header);
@@ -526,7 +527,8 @@ private:
         const body& b = bodies_[t->index];
         const std::string at = r.url;
         if (rc != CURLE_OK) {
-            const std::string detail = t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
+            const std::string detail =
+                t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
             if (t->too_large || rc == CURLE_FILESIZE_EXCEEDED)
                 fail(r, status::too_large, "too_large",
                      cat(at, " is larger than ", std::to_string(t->limit), " octets",

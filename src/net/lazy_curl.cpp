@@ -131,8 +131,7 @@ CURLMcode multi_perform(CURLM* m, int* running) {
     return loaded().multi_perform(m, running);
 }
 
-CURLMcode multi_poll(CURLM* m, curl_waitfd* extra, unsigned extra_count, int timeout_ms,
-                     int* ret) {
+CURLMcode multi_poll(CURLM* m, curl_waitfd* extra, unsigned extra_count, int timeout_ms, int* ret) {
     return m ? loaded().multi_poll(m, extra, extra_count, timeout_ms, ret) : CURLM_BAD_HANDLE;
 }
 

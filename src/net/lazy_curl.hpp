@@ -14,6 +14,7 @@
 #include <curl/curl.h>
 
 #include <string>
+#include <type_traits>
 
 namespace mhtml::detail::lazy_curl {
 
@@ -29,8 +30,7 @@ CURLMcode multi_cleanup(CURLM* m);
 CURLMcode multi_add_handle(CURLM* m, CURL* h);
 CURLMcode multi_remove_handle(CURLM* m, CURL* h);
 CURLMcode multi_perform(CURLM* m, int* running);
-CURLMcode multi_poll(CURLM* m, curl_waitfd* extra, unsigned extra_count, int timeout_ms,
-                     int* ret);
+CURLMcode multi_poll(CURLM* m, curl_waitfd* extra, unsigned extra_count, int timeout_ms, int* ret);
 CURLMsg* multi_info_read(CURLM* m, int* left);
 curl_slist* slist_append(curl_slist* list, const char* s);
 void slist_free_all(curl_slist* list);
@@ -44,17 +44,27 @@ easy_getinfo_fn easy_getinfo();
 multi_setopt_fn multi_setopt();
 }  // namespace raw
 
+/// What libcurl's variadic functions take: a long, a curl_off_t, or a pointer (to an object,
+/// a string or a callback). Anything else (an int, a bool, a lambda) would be read wrongly, and
+/// libcurl's own type checks (typecheck-gcc.h) are for C only.
+template <class T>
+inline constexpr bool curl_argument = std::is_same_v<T, long> || std::is_same_v<T, curl_off_t> ||
+                                      std::is_pointer_v<T> || std::is_null_pointer_v<T>;
+
 /// curl_easy_setopt (variadic in libcurl: the one argument passed on as it is).
 template <class T>
 CURLcode easy_setopt(CURL* h, CURLoption o, T v) {
+    static_assert(curl_argument<T>, "curl_easy_setopt takes a long, a curl_off_t or a pointer");
     return raw::easy_setopt()(h, o, v);
 }
 template <class T>
 CURLcode easy_getinfo(CURL* h, CURLINFO i, T v) {
+    static_assert(std::is_pointer_v<T>, "curl_easy_getinfo takes a pointer to the answer");
     return raw::easy_getinfo()(h, i, v);
 }
 template <class T>
 CURLMcode multi_setopt(CURLM* m, CURLMoption o, T v) {
+    static_assert(curl_argument<T>, "curl_multi_setopt takes a long, a curl_off_t or a pointer");
     return raw::multi_setopt()(m, o, v);
 }
 

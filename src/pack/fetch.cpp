@@ -449,8 +449,7 @@ void fetcher::start(std::size_t index) {
     t->host = origin_of(e.request);
     t->easy = lazy_curl::easy_init();
     if (!t->easy) {
-        fail(e, diag_code::fetch_failed, severity::error, "network",
-             unavailable("curl_easy_init"));
+        fail(e, diag_code::fetch_failed, severity::error, "network", unavailable("curl_easy_init"));
         return;
     }
     e.st = state::running;
@@ -459,20 +458,21 @@ void fetcher::start(std::size_t index) {
     lazy_curl::easy_setopt(h, CURLOPT_URL, e.request.c_str());
     lazy_curl::easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     lazy_curl::easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    lazy_curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);   // each hop is checked here
-    lazy_curl::easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // all this libcurl decodes; decoded here
+    lazy_curl::easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);  // each hop is checked here
+    lazy_curl::easy_setopt(h, CURLOPT_ACCEPT_ENCODING,
+                           "");  // all this libcurl decodes; decoded here
     lazy_curl::easy_setopt(h, CURLOPT_USERAGENT, user_agent_.c_str());
     if (!e.referrer.empty()) lazy_curl::easy_setopt(h, CURLOPT_REFERER, e.referrer.c_str());
     if (!opt_.ca_file.empty()) lazy_curl::easy_setopt(h, CURLOPT_CAINFO, opt_.ca_file.c_str());
     lazy_curl::easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     lazy_curl::easy_setopt(h, CURLOPT_PIPEWAIT, 1L);
     lazy_curl::easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>(opt_.limits.transfer_timeout.count()));
+                           static_cast<long>(opt_.limits.transfer_timeout.count()));
     lazy_curl::easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
-                     static_cast<long>(opt_.limits.connect_timeout.count()));
+                           static_cast<long>(opt_.limits.connect_timeout.count()));
     lazy_curl::easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE,
-                     static_cast<curl_off_t>(std::min<std::uint64_t>(opt_.limits.max_resource_size,
-                                                                     std::uint64_t{1} << 62)));
+                           static_cast<curl_off_t>(std::min<std::uint64_t>(
+                               opt_.limits.max_resource_size, std::uint64_t{1} << 62)));
     lazy_curl::easy_setopt(h, CURLOPT_WRITEFUNCTION, &fetcher::on_body);
     lazy_curl::easy_setopt(h, CURLOPT_WRITEDATA, t.get());
     lazy_curl::easy_setopt(h, CURLOPT_HEADERFUNCTION, &fetcher::on_header);
@@ -509,7 +509,8 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     if (lazy_curl::easy_getinfo(t->easy, CURLINFO_SIZE_DOWNLOAD_T, &wire) == CURLE_OK && wire > 0)
         rep_.wire_bytes += static_cast<std::uint64_t>(wire);
     long connects = 0;
-    if (lazy_curl::easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
+    if (lazy_curl::easy_getinfo(t->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK &&
+        connects > 0)
         rep_.connections += static_cast<std::size_t>(connects);
     lazy_curl::easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->status);
     lazy_curl::multi_remove_handle(multi_, t->easy);
@@ -517,7 +518,8 @@ void fetcher::finish(std::unique_ptr<transfer> t, CURLcode rc) {
     t->easy = nullptr;
     const std::string at = "'" + e.request + "'";
     if (rc != CURLE_OK) {
-        const std::string detail = t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
+        const std::string detail =
+            t->error[0] ? std::string(t->error) : lazy_curl::easy_strerror(rc);
         if (t->too_large || rc == CURLE_FILESIZE_EXCEEDED)
             fail(e, diag_code::resource_limit, severity::error, "too_large",
                  at + " is larger than max_resource_size (" +
@@ -944,9 +946,9 @@ bool fetcher::run(const std::string& url) {
     // The fetcher limits transfers itself (so that none waits in libcurl's queue while its
     // timeout runs); libcurl's limits only back that up.
     lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                      static_cast<long>(std::max<std::size_t>(1, opt_.max_connections)));
+                            static_cast<long>(std::max<std::size_t>(1, opt_.max_connections)));
     lazy_curl::multi_setopt(multi_, CURLMOPT_MAX_HOST_CONNECTIONS,
-                      static_cast<long>(std::max<std::size_t>(1, opt_.max_host_connections)));
+                            static_cast<long>(std::max<std::size_t>(1, opt_.max_host_connections)));
     user_agent_ =
         opt_.user_agent.empty() ? std::string("mhtml/") + MHTML_VERSION_STRING : opt_.user_agent;
     std::string reason, why;
