@@ -178,9 +178,9 @@ aggregate aggregate::build(const mime::document& doc, const aggregate_options& o
                 !own_heading_base[pi].empty() ? static_cast<std::int64_t>(pi) : inherited_from[pi];
         }
         entity_info& e = a.entities_[i];
-        e.heading_base =
-            h.content_base ? std::string_view(a.base_texts_.emplace_back(*h.content_base))
-                           : inherited(i);
+        e.heading_base = h.content_base
+                             ? std::string_view(a.base_texts_.emplace_back(*h.content_base))
+                             : inherited(i);
         if (h.location_text) {
             // Siblings share their heading base: parse it once per run of equal bases.
             if (!heading_parsed || heading_parsed->str() != e.heading_base)

@@ -95,10 +95,11 @@ struct entity_info {
     /// words and RFC 2047 words undone), before resolution.
     std::optional<std::string> location_text;
     /// The base its own Content-Location resolves against. (Views into the aggregate, which
-    /// keeps each base once: most parts share theirs, or have their own Content-Location.)
+    /// keeps each base once: most parts share theirs, or have their own Content-Location.
+    /// They live as long as the aggregate: copy them to keep them longer.)
     std::string_view heading_base;
     std::string_view base;  ///< the base for its body (chapter 5, <base href> included)
-    int related = -1;          ///< index in related() of the structure it is a body part of, or -1
+    int related = -1;       ///< index in related() of the structure it is a body part of, or -1
     bool has_html_base = false;  ///< the base came from a <base href> in the body
 };
 
