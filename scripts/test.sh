@@ -112,11 +112,15 @@ consume() {  # KIND (static|shared) BUILD_DIR
     if [ "$kind" = shared ] && [ "$(realpath "${loaded:-/none}")" != "$(realpath "$libdir"/libmhtml.so.*.*.*)" ]; then
       echo "$exe: loads '${loaded}', expected the installed $libdir/libmhtml.so"; return 1
     fi
-    # The library's own dependencies (libcrypto for Content-MD5, libcurl, zlib, brotli) are
-    # private: a consumer of the shared library does not link them itself.
+    # The library's own dependencies (libcrypto for Content-MD5, zlib, brotli) are private: a
+    # consumer of the shared library does not link them itself.
     if [ "$kind" = shared ] && [ "$exe" != "$prefix/bin/mhtml" ] &&
        readelf -d "$exe" | grep NEEDED | grep -qE 'libcrypto|libcurl|libz\.|libbrotli'; then
       echo "$exe: links a private dependency of libmhtml itself"; return 1
+    fi
+    # libcurl is loaded when a fetch first needs it (src/net/lazy_curl.hpp), never at start-up.
+    if ldd "$exe" | grep -q libcurl; then
+      echo "$exe: loads libcurl at start-up"; return 1
     fi
   done
   "$out/consumer" "$sample"
