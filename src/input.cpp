@@ -11,7 +11,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace mhtml {
 
@@ -177,6 +180,71 @@ input_buffer input_buffer::read_fd(int fd, std::error_code& ec) {
     return from_string(std::move(s));
 }
 
+namespace {
+
+// Reads [0, size) of `fd` into `to` in chunks of 16 MiB taken in turn by up to four threads
+// (this one among them): copying from the page cache and the first touch of the pages it
+// copies into (their zeroing, and on some virtual machines more) are most of the cost of
+// reading, and they run on every core at once. What a shorter file (one that shrank meanwhile)
+// leaves is cut at its first short chunk.
+struct read_result {
+    std::size_t got = 0;
+    int error = 0;
+};
+
+read_result read_chunks(int fd, char* to, std::size_t size) {
+    constexpr std::size_t chunk = std::size_t{16} << 20;
+    const std::size_t chunks = (size + chunk - 1) / chunk;
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> end{size};  // the first octet not read (a short chunk's end)
+    std::atomic<int> error{0};
+    const auto work = [&] {
+        for (;;) {
+            const std::size_t k = next.fetch_add(1, std::memory_order_relaxed);
+            if (k >= chunks || error.load(std::memory_order_relaxed)) return;
+            const std::size_t from = k * chunk;
+            const std::size_t want = std::min(chunk, size - from);
+            std::size_t got = 0;
+            while (got < want) {
+                const ssize_t n =
+                    ::pread(fd, to + from + got, want - got, static_cast<off_t>(from + got));
+                if (n < 0 && errno == EINTR) continue;
+                if (n < 0) {
+                    int none = 0;
+                    error.compare_exchange_strong(none, errno);
+                    return;
+                }
+                if (n == 0) break;
+                got += static_cast<std::size_t>(n);
+            }
+            if (got < want) {
+                std::size_t e = end.load();
+                while (from + got < e && !end.compare_exchange_weak(e, from + got)) {
+                }
+            }
+        }
+    };
+    std::size_t helpers = 0;
+    if (chunks > 1) {
+        const unsigned cores = std::thread::hardware_concurrency();
+        helpers = std::min<std::size_t>({chunks - 1, 3, cores > 1 ? cores - 1 : 0});
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(helpers);
+    for (std::size_t i = 0; i < helpers; ++i) {
+        try {
+            threads.emplace_back(work);
+        } catch (const std::system_error&) {
+            break;  // no thread to be had: fewer readers
+        }
+    }
+    work();
+    for (std::thread& t : threads) t.join();
+    return {end.load(), error.load()};
+}
+
+}  // namespace
+
 input_buffer input_buffer::read_huge(int fd, std::size_t size, std::error_code& ec) {
     input_buffer b;
     // A region aligned to a huge page, so that every 2 MiB of it can be one.
@@ -200,18 +268,12 @@ input_buffer input_buffer::read_huge(int fd, std::size_t size, std::error_code& 
     b.region_ = aligned;
     b.region_size_ = length;
     b.data_ = aligned;
-    std::size_t got = 0;
-    while (got < size) {
-        const ssize_t n = ::read(fd, aligned + got, std::min<std::size_t>(size - got, 16u << 20));
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) {
-            ec = std::error_code(errno, std::generic_category());
-            return {};
-        }
-        if (n == 0) break;  // the file shrank meanwhile: what there is
-        got += static_cast<std::size_t>(n);
+    const read_result r = read_chunks(fd, aligned, size);
+    if (r.error) {
+        ec = std::error_code(r.error, std::generic_category());
+        return {};
     }
-    b.size_ = got;
+    b.size_ = r.got;
     ec.clear();
     return b;
 }

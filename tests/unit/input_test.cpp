@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -54,6 +56,24 @@ TEST(InputBuffer, EveryWayOfReadingGivesTheFilesOctets) {
         }
         fs::remove(p);
     }
+}
+
+// A file read into memory is read in chunks of 16 MiB by several threads: each chunk lands
+// where it belongs (every 8 octets here say where they are, so a misplaced chunk shows).
+TEST(InputBuffer, FileReadInChunksByThreadsKeepsItsOrder) {
+    const std::size_t size = (std::size_t{16} << 20) * 3 + 4321;
+    std::string bytes(size, '\0');
+    for (std::size_t i = 0; i + 8 <= size; i += 8) {
+        const std::uint64_t at = i;
+        std::memcpy(bytes.data() + i, &at, 8);
+    }
+    const fs::path p = write_temp(bytes, 100);
+    std::error_code ec;
+    const input_buffer in = input_buffer::open(p.string(), ec);
+    ASSERT_FALSE(ec);
+    ASSERT_EQ(in.size(), size);
+    EXPECT_TRUE(in.bytes() == bytes);
+    fs::remove(p);
 }
 
 // Many large documents held at once (batch's workers, a list of files): each is read into
