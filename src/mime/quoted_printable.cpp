@@ -548,6 +548,72 @@ std::size_t qp_encoder::finish(char* out) noexcept {
     return static_cast<std::size_t>(o - out);
 }
 
+std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
+    const auto* const d = reinterpret_cast<const std::uint8_t*>(in.data());
+    const std::size_t n = in.size();
+    if (n == 0) return std::nullopt;
+#if defined(__SSE2__)
+    const bool vector = active_simd_level() != simd_level::scalar;
+#endif
+    std::size_t i = 0;
+    std::size_t column = 0;  // characters of the current line so far
+    std::uint64_t size = 0;
+    bool high = false;
+    const auto upper_hex = [](std::uint8_t c) {
+        return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
+    };
+    while (i < n) {
+#if defined(__SSE2__)
+        // Runs that stand for themselves, 16 at a time (literal_run reads d[16]: i + 16 < n,
+        // so none of them ends the data), within the line's 76 characters.
+        if (vector && column > 0 && n - i > 16 && column + 16 <= max_line) {
+            const unsigned k = literal_run(d + i, true);
+            i += k;
+            column += k;
+            size += k;
+            if (k == 16) continue;
+        }
+#endif
+        const std::uint8_t c = d[i];
+        if (c == '\r') {
+            if (i + 1 >= n || d[i + 1] != '\n') return std::nullopt;  // a bare CR
+            i += 2;
+            size += 2;
+            column = 0;
+            continue;
+        }
+        if (c == '=') {
+            if (i + 2 >= n) return std::nullopt;  // cut short, or a soft break at the end
+            if (d[i + 1] == '\r') {
+                if (d[i + 2] != '\n' || i + 3 >= n || column + 1 > max_line) return std::nullopt;
+                i += 3;
+                column = 0;
+                continue;
+            }
+            if (!upper_hex(d[i + 1]) || !upper_hex(d[i + 2])) return std::nullopt;
+            // An escaped CR or LF: text's line breaks are its hard ones.
+            if (d[i + 1] == '0' && (d[i + 2] == 'D' || d[i + 2] == 'A')) return std::nullopt;
+            high |= d[i + 1] >= '8';
+            column += 3;
+            if (column > max_line) return std::nullopt;
+            i += 3;
+            ++size;
+            continue;
+        }
+        if (is_space(c)) {
+            if (i + 1 >= n || is_line_end(d[i + 1])) return std::nullopt;  // rule 3
+        } else if (c <= 32 || c >= 127) {
+            return std::nullopt;  // a control, a bare LF, an 8-bit octet
+        } else if (column == 0 && c == 'F' && n - i >= 5 && std::memcmp(d + i, "From ", 5) == 0) {
+            return std::nullopt;  // a mailbox would mangle it (the encoder escapes the F)
+        }
+        if (++column > max_line) return std::nullopt;
+        ++i;
+        ++size;
+    }
+    return qp_form{size, high};
+}
+
 std::string qp_encode(std::string_view in, qp_mode mode) {
     std::string out(qp_encoder::max_output(in.size()), '\0');
     qp_encoder e(mode);

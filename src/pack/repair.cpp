@@ -22,6 +22,7 @@
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
+#include "pack/text_charset.hpp"
 #include "pack/writable_id.hpp"
 
 namespace mhtml::pack {
@@ -383,7 +384,17 @@ void repairer::rewrite_references(leaf& d) {
         values[i] = std::move(value);
         changed = true;
     }
-    if (!changed) return;
+    if (!changed) {
+        // Written as it is: named with the charset the writer would choose from these very
+        // octets, so that it need not decode a quoted-printable body to copy it as it is.
+        if (&d != &leaves_.front() && !doc.transcoded &&
+            d.part.encoding() == mime::transfer_encoding::quoted_printable &&
+            d.type.starts_with("text/") && d.type.find("; charset=") == std::string::npos) {
+            const std::string cs = detail::chosen_charset(doc.text, d.type == "text/html");
+            if (!cs.empty()) d.type += "; charset=" + cs;
+        }
+        return;
+    }
     d.text = html::rewrite(doc.text, doc.scan.refs,
                            [&](const html::reference& r) -> std::optional<std::string> {
                                return values[static_cast<std::size_t>(&r - doc.scan.refs.data())];
@@ -534,10 +545,14 @@ void repairer::write(sink& out) {
             rep_.dropped.push_back(in_path(l.part));
             continue;
         }
-        // Base64 in the writer's own form is copied as it is (no decoding, no encoding).
+        // Base64 or quoted-printable in the writer's own form is copied as it is (no
+        // decoding, no encoding): the writer checks the form.
+        const bool text = l.type.starts_with("text/");
         const bool copy =
-            i > 0 && !l.text && !l.type.starts_with("text/") && !is_external_body(l.part) &&
-            l.part.encoding() == mime::transfer_encoding::base64 && base64_lines(l.part.raw_body());
+            i > 0 && !l.text && !is_external_body(l.part) &&
+            ((!text && l.part.encoding() == mime::transfer_encoding::base64 &&
+              base64_lines(l.part.raw_body())) ||
+             (text && l.part.encoding() == mime::transfer_encoding::quoted_printable));
         resource r;
         r.label = std::move(l.label);
         r.content_id = std::move(l.content_id);
@@ -565,6 +580,8 @@ void repairer::write(sink& out) {
                        "one was added",
                        "URL-3.0.4");
             }
+        } else if (copy && text) {
+            r.qp_body = l.part.raw_body();
         } else if (copy) {
             r.base64_body = l.part.raw_body();
         } else {

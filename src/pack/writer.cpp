@@ -36,6 +36,7 @@
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/utf8.hpp"
 #include "pack/content_coding.hpp"
+#include "pack/text_charset.hpp"
 #include "pack/writable_id.hpp"
 
 namespace mhtml::pack {
@@ -282,6 +283,27 @@ void to_crlf(std::string_view s, std::string& out) {
 }
 
 /// `--boundary` at the start of a line of `body`.
+/// Whether a charset parameter is a charset name: a token (RFC 2045 5.1). Anything else (a
+/// damaged header's NUL or 8-bit octets) names no charset and is treated as none given.
+bool charset_token(std::string_view v) {
+    return !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
+        return c > 0x20 && c < 0x7f && !std::strchr("()<>@,;:\\\"/[]?=", c);
+    });
+}
+
+/// Whether no quoted-printable body in the encoder's form (mime::canonical_qp) can hold a
+/// delimiter line of `boundary`: it has an '=' that no escape or soft break begins with.
+bool qp_cannot_hold(std::string_view boundary) {
+    const auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F'); };
+    for (std::size_t i = boundary.find('='); i != std::string_view::npos;
+         i = boundary.find('=', i + 1)) {
+        if (i + 1 < boundary.size() && !hex(boundary[i + 1]) && boundary[i + 1] != '\r')
+            return true;
+        if (i + 2 < boundary.size() && hex(boundary[i + 1]) && !hex(boundary[i + 2])) return true;
+    }
+    return false;
+}
+
 bool has_delimiter(std::string_view body, std::string_view boundary) {
     std::string dash = "--";
     dash += boundary;
@@ -378,6 +400,17 @@ std::string unstructured(std::string_view name, std::string_view utf8) {
 
 }  // namespace
 
+std::string detail::chosen_charset(std::string_view body, bool is_html) {
+    if (body.starts_with("\xEF\xBB\xBF")) return "UTF-8";
+    if (is_html) {
+        const html::detected_charset d = html::detect_charset({}, body);
+        if (d.source == html::charset_source::meta) return d.name;
+    }
+    if (all_ascii(body)) return is_html ? "UTF-8" : "us-ascii";
+    if (utf8::valid(body)) return "UTF-8";
+    return {};
+}
+
 // ---------------------------------------------------------------------------------------------
 
 /// One resource made ready to write: its canonical content (in `owned`, or a view of the
@@ -401,7 +434,8 @@ struct prepared {
     std::string label, content_id;
     bool external = false;
     std::string external_url;
-    std::string_view encoded;  // base64 to copy as it is (resource::base64_body)
+    std::string_view encoded;  // base64 or quoted-printable to copy as it is
+                               // (resource::base64_body, qp_body)
 
     [[nodiscard]] std::string_view body() const noexcept {
         return in_owned ? std::string_view(owned) : view;
@@ -969,6 +1003,29 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
             p.set_owned();
             p.source_size = p.owned.size();
         }
+    } else if (r.in_memory && !r.qp_body.empty()) {
+        // Already quoted-printable: copied as it is when it is the encoder's own form and the
+        // writer needs no more than its charset from the octets (UTF-16 and UTF-32, by their
+        // name or their BOM, are transcoded); else decoded here.
+        const auto declared = ct.param("charset");
+        const bool named = declared && charset_token(*declared);
+        const std::string_view q = r.qp_body;
+        const bool wide = (named && is_utf16_or_32(*declared)) || q.starts_with("=FF") ||
+                          q.starts_with("=FE") || q.starts_with("=00");
+        std::optional<mime::qp_form> form;
+        if (p.text && !coded && !is_root && !opt.content_md5 && opt.external_over == 0 && !wide)
+            form = mime::canonical_qp(q);
+        if (form && !qp_cannot_hold(boundary) && has_delimiter(q, boundary)) form.reset();
+        if (form) {
+            p.encoded = q;
+            p.size = p.source_size = form->size;
+        }
+        if (!form || !named) {
+            // The octets to write, or to choose the charset from (prepare_text).
+            (void)mime::qp_decode(q, p.owned);
+            p.set_owned();
+            if (!form) p.source_size = p.owned.size();
+        }
     } else if (r.in_memory) {
         p.view = r.data;
         p.source_size = r.data.size();
@@ -1125,12 +1182,8 @@ void writer::state::prepare_text(prepared& p, const mime::content_type& ct, cons
     const auto declared = ct.param("charset");
     // A charset name is a token (RFC 2045 5.1); anything else (a damaged header's NUL or
     // 8-bit octets) names no charset and is treated as none given.
-    const auto token = [](std::string_view v) {
-        return !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
-            return c > 0x20 && c < 0x7f && !std::strchr("()<>@,;:\\\"/[]?=", c);
-        });
-    };
-    std::string charset = declared && token(*declared) ? std::string(*declared) : std::string();
+    std::string charset =
+        declared && charset_token(*declared) ? std::string(*declared) : std::string();
     if (declared && charset.empty())
         diag(severity::warning, diag_code::charset_chosen, path,
              "the declared charset is not a charset name; chosen from the content instead");
@@ -1159,28 +1212,19 @@ void writer::state::prepare_text(prepared& p, const mime::content_type& ct, cons
         }
     }
     if (charset.empty()) {
-        if (body.starts_with("\xEF\xBB\xBF")) {
-            charset = "UTF-8";
-        } else if (is_html) {
-            const html::detected_charset d = html::detect_charset({}, body);
-            if (d.source == html::charset_source::meta) charset = d.name;
-        }
+        charset = detail::chosen_charset(body, is_html);
         if (charset.empty()) {
-            if (all_ascii(body)) {
-                charset = is_html ? "UTF-8" : "us-ascii";
-            } else if (utf8::valid(body)) {
-                charset = "UTF-8";
-            } else {
-                charset = "windows-1252";
-                diag(severity::note, diag_code::charset_chosen, path,
-                     "no charset given, not UTF-8: labelled windows-1252 (MHT-11.9)");
-            }
+            charset = "windows-1252";
+            diag(severity::note, diag_code::charset_chosen, path,
+                 "no charset given, not UTF-8: labelled windows-1252 (MHT-11.9)");
         }
     }
     p.charset = charset;
 
-    // MHT-11.4, MHT-11.8: CRLF only where it is not already.
-    if (has_bare_line_end(body)) {
+    // MHT-11.4, MHT-11.8: CRLF only where it is not already (quoted-printable copied as it is
+    // has no other line ends, mime::canonical_qp).
+    const bool copied = !p.encoded.empty();
+    if (!copied && has_bare_line_end(body)) {
         to_crlf(body, scratch);
         p.owned.swap(scratch);
         p.set_owned();
@@ -1189,7 +1233,7 @@ void writer::state::prepare_text(prepared& p, const mime::content_type& ct, cons
              "bare LF or CR line ends converted to CRLF (MHT-11.4)");
         body = p.body();
     }
-    p.size = body.size();
+    if (!copied) p.size = body.size();
 
     // The Content-Type: type and parameters, the charset replaced, every value quoted.
     std::string t = ct.essence();
@@ -1204,6 +1248,10 @@ void writer::state::prepare_text(prepared& p, const mime::content_type& ct, cons
     t += param_quoted(charset);
     p.content_type = std::move(t);
 
+    if (copied) {
+        p.encoding = cte::quoted_printable;
+        return;
+    }
     const text_stats s = measure(body);
     // 7bit only for text of one line: Chromium's MHTML reader joins the lines of a 7bit or
     // 8bit part without their line breaks (tests/browser/pack_test.py saw the white space
@@ -1269,7 +1317,9 @@ void writer::state::emit_body(prepared& p) {
     const std::uint64_t start = position();
     if (!p.encoded.empty()) {
         put_view(p.encoded);
-        if (!p.encoded.ends_with("\r\n")) put("\r\n");
+        // Base64 ends with CRLF, as the encoder writes it; quoted-printable ends as its text
+        // does (the CRLF before the delimiter is the delimiter's).
+        if (p.encoding == cte::base64 && !p.encoded.ends_with("\r\n")) put("\r\n");
         report.parts.back().copied_encoded = true;
     } else if (p.fd >= 0) {
         // A binary file: read in chunks, base64 as it goes.

@@ -52,6 +52,12 @@ struct resource {
     /// no Content-MD5 to compute, no external bodies, not the root) they are copied as they
     /// are, without decoding and encoding again; otherwise the writer decodes them.
     std::string_view base64_body;
+    /// Likewise for a text already quoted-printable encoded (instead of `data`, borrowed): copied
+    /// as it is when it is in the encoder's own form (mime::canonical_qp), the type is text,
+    /// and the writer needs nothing else from the octets (as for base64_body, and no UTF-16 or
+    /// UTF-32 to transcode); the charset is the type's, or chosen from the decoded octets as
+    /// for `data`. Otherwise the writer decodes it.
+    std::string_view qp_body;
     /// Where the resource came from, for reports (a path, a URL); not written.
     std::string origin;
     /// Further header fields to carry over (name, unfolded value), e.g. Content-MD5,

@@ -211,7 +211,7 @@ struct part_report {
     std::string path;                ///< IMAP-style path in the output, e.g. "2" or "1.2"
     bool written = true;             ///< false: left out (see the diagnostics with this path)
     bool external = false;           ///< written as message/external-body
-    bool copied_encoded = false;     ///< the resource's base64_body written as it was
+    bool copied_encoded = false;     ///< the resource's base64_body or qp_body written as it was
     std::uint64_t source_size = 0;   ///< octets of the resource as given (its data or file)
     std::uint64_t decoded_size = 0;  ///< octets of content (after the conversions)
     std::uint64_t encoded_size = 0;  ///< octets of the encoded body as written

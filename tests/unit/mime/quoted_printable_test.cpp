@@ -543,3 +543,75 @@ TEST(QpEncoder, VectorRunsGiveTheScalarOctets) {
 }
 
 }  // namespace
+
+// The writer copies quoted-printable that is already in its encoder's form
+// (pack::resource::qp_body): canonical_qp says which is, and what it decodes to.
+TEST(QuotedPrintableCanonical, AcceptsTheEncodersOutputForCrlfText) {
+    using mhtml::mime::canonical_qp;
+    std::mt19937 rng(20261128);
+    const std::string_view pieces[] = {"word ", "x=y",   "\xC3\xA9",        "\r\n", "  ",   "\t",
+                                       ".",     "From ", "<p class=\"x\">", "\x7f", "\x01", "-"};
+    for (const simd_level level : {simd_level::scalar, simd_level::automatic}) {
+        mhtml::mime::set_simd_level(level);
+        for (std::size_t n = 1; n <= 400; n += 3) {
+            std::string text;
+            while (text.size() < n) text += pieces[rng() % std::size(pieces)];
+            const std::string enc = qp_encode(text);
+            const auto form = canonical_qp(enc);
+            ASSERT_TRUE(form) << n << " " << enc;
+            EXPECT_EQ(form->size, text.size());
+            EXPECT_EQ(form->high, text.find('\xC3') != std::string::npos);
+            std::string back;
+            qp_decode(enc, back);
+            EXPECT_EQ(back, text);
+        }
+    }
+    mhtml::mime::set_simd_level(simd_level::automatic);
+}
+
+TEST(QuotedPrintableCanonical, RefusesWhatIsNotTheEncodersForm) {
+    using mhtml::mime::canonical_qp;
+    const std::string line72(72, 'a');
+    for (const simd_level level : {simd_level::scalar, simd_level::automatic}) {
+        mhtml::mime::set_simd_level(level);
+        EXPECT_FALSE(canonical_qp(""));
+        EXPECT_EQ(canonical_qp("abc")->size, 3u);
+        EXPECT_EQ(canonical_qp("a=3Db\r\n")->size, 5u);
+        EXPECT_EQ(canonical_qp(line72 + "abc=\r\nd")->size, 76u);  // a soft break at column 76
+        EXPECT_EQ(canonical_qp(line72 + "abcd\r\nx")->size, 79u);  // a line of 76
+        EXPECT_EQ(canonical_qp(".a\r\n. b")->size, 7u);     // "." at a line start: as Chrome writes
+        EXPECT_EQ(canonical_qp("a =\r\nb")->size, 3u);      // space before a soft break
+        EXPECT_FALSE(canonical_qp(line72 + "abcde\r\nx"));  // a line of 77
+        EXPECT_FALSE(canonical_qp(line72 + "abcd=\r\nx"));  // 77 with the soft break
+        EXPECT_FALSE(canonical_qp("a\nb"));                 // a bare LF
+        EXPECT_FALSE(canonical_qp("a\rb"));                 // a bare CR
+        EXPECT_FALSE(canonical_qp("a=3db"));                // lower-case hex
+        EXPECT_FALSE(canonical_qp("a=G1b"));                // not an escape
+        EXPECT_FALSE(canonical_qp("a=0Ab"));                // an escaped LF
+        EXPECT_FALSE(canonical_qp("a=0Db"));                // an escaped CR
+        EXPECT_FALSE(canonical_qp("a \r\nb"));              // trailing white space
+        EXPECT_FALSE(canonical_qp("a\t"));                  // ... at the end too
+        EXPECT_FALSE(canonical_qp("ab="));                  // a cut escape
+        EXPECT_FALSE(canonical_qp("ab=4"));
+        EXPECT_FALSE(canonical_qp("ab=\r\n"));               // a soft break at the end
+        EXPECT_FALSE(canonical_qp("a\xE9"));                 // an 8-bit octet
+        EXPECT_FALSE(canonical_qp(std::string("a\0b", 3)));  // a control
+        EXPECT_FALSE(canonical_qp("x\r\nFrom me"));          // a mailbox's From line
+        EXPECT_FALSE(canonical_qp("x=\r\nFrom me"));
+        // Within a long run that the vector path takes 16 at a time.
+        std::string s(61, 'b');
+        s[0] = 'x';
+        for (std::size_t at = 1; at < s.size(); ++at)
+            for (const char* bad : {"\n", "\xE9", "=", "\x7f"}) {
+                std::string t = s;
+                t[at] = bad[0];
+                EXPECT_FALSE(canonical_qp(t)) << at << " " << static_cast<int>(bad[0]);
+            }
+        std::string spaced = s;
+        spaced[30] = ' ';
+        EXPECT_EQ(canonical_qp(spaced)->size, s.size());
+        spaced[60] = ' ';  // the last octet
+        EXPECT_FALSE(canonical_qp(spaced));
+    }
+    mhtml::mime::set_simd_level(simd_level::automatic);
+}

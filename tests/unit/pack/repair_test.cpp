@@ -179,6 +179,34 @@ TEST(Repair, QuotedPrintableSoftBreaksWithLf) {
     EXPECT_EQ(contents(r.bytes), contents(clean));
 }
 
+// A quoted-printable text in the writer's form goes through as it is (Chrome's own, with a "."
+// starting a line, among them), named with the charset the writer would choose; one in another
+// form is decoded and encoded again. The decoded octets are the same either way.
+TEST(Repair, QuotedPrintableInTheWritersFormIsCopiedAsItIs) {
+    const std::string sheet_qp = ".a{color:red}\r\np::before{content:\"=C3=A9\"}\r\n";
+    const std::string other_qp = ".b{color:red}\r\np::after{content:\"=c3=a9\"}\r\n";  // lower case
+    const std::string in =
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: multipart/related; type=\"text/html\"; boundary=\"B\"\r\n\r\n"
+        "--B\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n"
+        "<link rel=stylesheet href=a.css><link rel=stylesheet href=b.css>\r\n"
+        "--B\r\nContent-Type: text/css\r\nContent-Transfer-Encoding: quoted-printable\r\n"
+        "Content-Location: http://x.example/a.css\r\n\r\n" +
+        sheet_qp +
+        "\r\n--B\r\nContent-Type: text/css\r\nContent-Transfer-Encoding: quoted-printable\r\n"
+        "Content-Location: http://x.example/b.css\r\n\r\n" +
+        other_qp + "\r\n--B--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_EQ(contents(r.bytes), contents(in));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Type: text/css; charset=\"UTF-8\"\r\n"
+                                            "Content-Transfer-Encoding: quoted-printable\r\n"
+                                            "Content-Location: http://x.example/a.css\r\n\r\n" +
+                                            sheet_qp + "\r\n--"));
+    EXPECT_THAT(r.bytes, testing::Not(testing::HasSubstr(other_qp)));
+    EXPECT_THAT(r.bytes, testing::HasSubstr("=2Eb{color:red}\r\np::after{content:\"=C3=A9\"}"));
+}
+
 TEST(Repair, Base64WithLfBreaksBlanksAndABadCharacter) {
     const std::string clean = clean_archive();
     std::string bad = clean;

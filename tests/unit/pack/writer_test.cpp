@@ -25,6 +25,7 @@
 #include "mhtml/archive/check.hpp"
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/document.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
 
 namespace fs = std::filesystem;
 using mhtml::diag_code;
@@ -188,6 +189,63 @@ TEST(Writer, Base64BodyCopiedWhenCanonical) {
     verify(m, {page_img, png});
     EXPECT_FALSE(m.report.parts[1].copied_encoded);
     EXPECT_THAT(m.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(png)));
+}
+
+// Quoted-printable text already in the encoder's form is copied as it is, with the charset
+// its type names or the one chosen from its decoded octets; any other is decoded and written
+// anew; the octets are the same either way.
+TEST(Writer, QuotedPrintableBodyCopiedWhenCanonical) {
+    const std::string css = ".a{color:red}\r\np::before{content:\"\xC3\xA9=\"}\r\n";
+    const std::string canonical = ".a{color:red}\r\np::before{content:\"=C3=A9=3D\"}\r\n";
+    resource a = res("http://x.example/a.css", "text/css; charset=utf-8", "");
+    a.qp_body = canonical;
+    resource b = res("http://x.example/b.css", "text/css", "");  // no charset: UTF-8 chosen
+    b.qp_body = canonical;
+    resource c = res("http://x.example/c.css", "text/css", "");
+    const std::string lower = ".a{color:red}\r\np::before{content:\"=c3=a9=3d\"}\r\n";
+    c.qp_body = lower;  // lower-case hex: not the encoder's form
+    resource d = res("http://x.example/d.css", "text/css", "");
+    const std::string bare = ".a{color:red}\np::before{content:\"=C3=A9=3D\"}\n";
+    d.qp_body = bare;  // LF line ends: made CRLF
+    auto w = write(res("http://x.example/", "text/html", page), {a, b, c, d});
+    verify(w, {page, css, css, css, css});
+    EXPECT_TRUE(w.report.parts[1].copied_encoded);
+    EXPECT_TRUE(w.report.parts[2].copied_encoded);
+    EXPECT_FALSE(w.report.parts[3].copied_encoded);
+    EXPECT_FALSE(w.report.parts[4].copied_encoded);
+    for (std::size_t i = 1; i <= 4; ++i) {
+        EXPECT_EQ(w.report.parts[i].decoded_size, css.size()) << i;
+        EXPECT_EQ(w.report.parts[i].transfer_encoding, "quoted-printable") << i;
+    }
+    EXPECT_EQ(w.report.parts[1].content_type, "text/css; charset=\"utf-8\"");
+    EXPECT_EQ(w.report.parts[2].content_type, "text/css; charset=\"UTF-8\"");
+    // Copied: its octets, then the delimiter's CRLF (none added for the text's own end).
+    EXPECT_THAT(w.bytes, testing::HasSubstr("\r\n\r\n" + canonical + "\r\n--"));
+    // Re-encoded: the encoder escapes a "." that starts a line.
+    EXPECT_THAT(w.bytes, testing::HasSubstr("\r\n\r\n=2Ea{color:red}"));
+    // Without a line end at its end, the text ends where the delimiter's CRLF begins.
+    resource e = res("http://x.example/e.txt", "text/plain; charset=us-ascii", "");
+    e.qp_body = "no line end";
+    auto t = write(res("http://x.example/", "text/html", page), {e});
+    verify(t, {page, "no line end"});
+    EXPECT_TRUE(t.report.parts[1].copied_encoded);
+    // The root, a Content-MD5 to compute, or a UTF-16 charset need the octets: decoded then.
+    writer_options o;
+    o.content_md5 = true;
+    auto m = write(res("http://x.example/", "text/html", page), {a}, o);
+    verify(m, {page, css});
+    EXPECT_FALSE(m.report.parts[1].copied_encoded);
+    resource wide = res("http://x.example/w.txt", "text/plain; charset=utf-16le", "");
+    wide.qp_body = "a=00b=00";
+    auto u = write(res("http://x.example/", "text/html", page), {wide});
+    verify(u, {page, "ab"});
+    EXPECT_FALSE(u.report.parts[1].copied_encoded);
+    resource root = res("http://x.example/", "text/html", "");
+    const std::string page_qp = mhtml::mime::qp_encode(page);
+    root.qp_body = page_qp;
+    auto r = write(root, {});
+    verify(r, {page});
+    EXPECT_FALSE(r.report.parts[0].copied_encoded);
 }
 
 // MHT-4.4.2.2: a long URI is folded per RFC 2017 by default; with fold_uris off it stays on
