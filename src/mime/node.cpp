@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "mhtml/mime/base64.hpp"
 #include "mhtml/mime/content_type.hpp"
 #include "mhtml/mime/header.hpp"
@@ -379,6 +383,25 @@ std::optional<diagnostic> check_field(std::string_view name, std::string_view va
                               "\"): only CRLF followed by white space may break a field (RFC "
                               "5322 §2.2.3); refused, nothing written"};
     };
+    // Most values hold no NUL, CR or LF: looked for 16 octets at a time first.
+    {
+        std::size_t i = 0;
+        bool bad = false;
+#if defined(__SSE2__)
+        const __m128i zero = _mm_setzero_si128(), cr = _mm_set1_epi8('\r'),
+                      lf = _mm_set1_epi8('\n');
+        for (; i + 16 <= value.size() && !bad; i += 16) {
+            const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(value.data() + i));
+            const __m128i hit =
+                _mm_or_si128(_mm_cmpeq_epi8(x, zero),
+                             _mm_or_si128(_mm_cmpeq_epi8(x, cr), _mm_cmpeq_epi8(x, lf)));
+            bad = _mm_movemask_epi8(hit) != 0;
+        }
+#endif
+        for (; i < value.size() && !bad; ++i)
+            bad = value[i] == '\0' || value[i] == '\r' || value[i] == '\n';
+        if (!bad) return std::nullopt;
+    }
     for (std::size_t i = 0; i < value.size(); ++i) {
         char c = value[i];
         if (c == '\0') return refuse_value(i, "a NUL");

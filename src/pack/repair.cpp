@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <iterator>
 #include <map>
@@ -12,6 +13,8 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -163,7 +166,9 @@ private:
     }
     std::string label_of(const mime::part_view& p);
     std::string type_of(const mime::part_view& p, bool is_root);
-    void rewrite_references(leaf& d);
+    void rewrite_references(leaf& d, std::optional<archive::document_text> read);
+    void read_documents(std::size_t from, std::size_t to,
+                        std::vector<std::optional<archive::document_text>>& docs) const;
     [[nodiscard]] std::string output_base(const leaf& d, const html::scan_result& scan) const;
 
     const mime::document& doc_;
@@ -296,8 +301,46 @@ std::string repairer::output_base(const leaf& d, const html::scan_result& scan) 
     return base;
 }
 
-void repairer::rewrite_references(leaf& d) {
-    archive::document_text doc = ar_.read_document(d.part);
+// Reads (decodes and scans) the documents among leaves_[from, to) into docs[i - from], with
+// a second thread when there is enough to share: the aggregate's const members may be called
+// from several threads at once. A document left unread (the helper ran out of memory) is read
+// again by rewrite_references.
+void repairer::read_documents(std::size_t from, std::size_t to,
+                              std::vector<std::optional<archive::document_text>>& docs) const {
+    docs.clear();
+    docs.resize(to - from);
+    std::vector<std::size_t> todo;
+    std::uint64_t bytes = 0;
+    for (std::size_t i = from; i < to; ++i)
+        if (archive::document_type_of(leaves_[i].part) != document_type::none) {
+            todo.push_back(i);
+            bytes += leaves_[i].part.raw_body().size();
+        }
+    std::atomic<std::size_t> next{0};
+    const auto work = [&]() noexcept {
+        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) {
+            try {
+                docs[todo[k] - from] = ar_.read_document(leaves_[todo[k]].part);
+            } catch (const std::exception&) {
+                // read again, on this thread, by rewrite_references
+            }
+        }
+    };
+    std::optional<std::thread> helper;
+    if (todo.size() > 1 && bytes >= (std::uint64_t{256} << 10) &&
+        std::thread::hardware_concurrency() > 1) {
+        try {
+            helper.emplace(work);
+        } catch (const std::system_error&) {
+            // no thread to be had: all read here
+        }
+    }
+    work();
+    if (helper) helper->join();
+}
+
+void repairer::rewrite_references(leaf& d, std::optional<archive::document_text> read) {
+    archive::document_text doc = read ? std::move(*read) : ar_.read_document(d.part);
     if (doc.type == document_type::none) {
         // A root written text/html that its type hid from the reader (root_type): scanned as
         // the HTML it is, as Chromium will read it.
@@ -511,7 +554,20 @@ bool repairer::plan() {
         const auto parent = l.part.parent();
         l.cut = parent && cut_.count(parent->path()) && parent->children().back() == l.part;
     }
-    for (leaf& l : leaves_) rewrite_references(l);
+    // The documents are read a window at a time (up to 16 MiB of their bodies, then held
+    // decoded until they are rewritten), by two threads; rewritten in order here.
+    std::vector<std::optional<archive::document_text>> docs;
+    for (std::size_t from = 0; from < leaves_.size();) {
+        std::size_t to = from;
+        for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < (std::uint64_t{16} << 20);
+             ++to)
+            if (archive::document_type_of(leaves_[to].part) != document_type::none)
+                bytes += leaves_[to].part.raw_body().size();
+        read_documents(from, to, docs);
+        for (std::size_t i = from; i < to; ++i)
+            rewrite_references(leaves_[i], std::move(docs[i - from]));
+        from = to;
+    }
     for (const leaf& l : leaves_)
         if (!l.referenced) rep_.unreferenced.push_back(in_path(l.part));
     return true;

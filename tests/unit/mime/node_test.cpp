@@ -323,5 +323,27 @@ TEST(Node, FoldFieldNeverInsertsAFoldBeforeAnExistingOne) {
     EXPECT_EQ(unfold(raw_value), unfold(value));
 }
 
+// check_field looks for NUL, CR and LF 16 octets at a time first: one anywhere in a long value
+// (in a block or in the tail) is found and refused, with its offset; a fold there passes.
+TEST(Node, CheckFieldFindsABadOctetAnywhereInALongValue) {
+    const std::string plain(53, 'v');
+    EXPECT_FALSE(check_field("Subject", plain).has_value());
+    for (std::size_t at = 0; at < plain.size(); ++at) {
+        for (const char c : {'\0', '\r', '\n'}) {
+            std::string v = plain;
+            v[at] = c;
+            const auto bad = check_field("Subject", v);
+            ASSERT_TRUE(bad.has_value()) << at << " " << int(c);
+            EXPECT_EQ(bad->code, diag_code::field_value_invalid);
+            EXPECT_EQ(bad->offset, at);
+        }
+        if (at > 0 && at + 3 < plain.size()) {
+            std::string folded = plain;
+            folded.replace(at, 3, "\r\n ");
+            EXPECT_FALSE(check_field("Subject", folded).has_value()) << at;
+        }
+    }
+}
+
 }  // namespace
 }  // namespace mhtml::mime

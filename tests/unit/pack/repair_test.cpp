@@ -387,6 +387,45 @@ TEST(Repair, MHT_4_4_1_LenientReferenceIsRewritten) {
     }
 }
 
+// Documents are read by two threads, a window of them at a time: with enough of them (more
+// than 256 KiB, in two windows of 16 MiB), each is rewritten as it would be alone, in order.
+TEST(Repair, MHT_4_4_1_ManyDocumentsReadByTwoThreadsAreEachRewritten) {
+    std::string in =
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\r\n";
+    const std::string filler(200000, 'x');
+    constexpr int frames = 100;  // 20 MB of documents
+    in += "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n";
+    for (int k = 0; k < frames; ++k)
+        in += "<iframe src=\"f" + std::to_string(k) + ".html\"></iframe>";
+    in += "\r\n";
+    for (int k = 0; k < frames; ++k)
+        in += "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/f" +
+              std::to_string(k) + ".html\r\n\r\n<p>" + filler + "</p><img src=\"b" +
+              std::to_string(k) + ".png#x\">\r\n";
+    for (int k = 0; k < frames; ++k)
+        in += "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/b" +
+              std::to_string(k) + ".png\r\nContent-Transfer-Encoding: base64\r\n\r\nAAEC\r\n";
+    in += "--b--\r\n";
+    const auto r = repair(in);
+    const auto doc = mime::document::parse(r.bytes);
+    const auto ar = archive::aggregate::build(doc);
+    int rewritten = 0;
+    for (const auto& p : doc.parts()) {
+        if (!p.is_leaf() || p.content_type().essence() != "text/html" || p == ar.main_root())
+            continue;
+        std::string text;
+        p.decode_to(text);
+        const std::string label = *ar.info(p).location;  // http://x.example/fK.html
+        const std::string k = label.substr(18, label.size() - 18 - 5);
+        EXPECT_THAT(text, testing::HasSubstr("<img src=\"http://x.example/b" + k + ".png\">"))
+            << label;
+        ++rewritten;
+    }
+    EXPECT_EQ(rewritten, frames);
+    EXPECT_TRUE(r.report.unreferenced.empty());
+}
+
 TEST(Repair, ArchiveWrappedInMessageRfc822IsFlattened) {
     const std::string clean = clean_archive();
     std::string wrapped =
