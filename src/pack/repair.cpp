@@ -301,14 +301,13 @@ std::string repairer::output_base(const leaf& d, const html::scan_result& scan) 
     return base;
 }
 
-// Reads (decodes and scans) the documents among leaves_[from, to) into docs[i - from], with
-// a second thread when there is enough to share: the aggregate's const members may be called
-// from several threads at once. A document left unread (the helper ran out of memory) is read
-// again by rewrite_references.
+// Reads (decodes and scans) the documents among leaves_[from, to) into docs[i - from] on this
+// thread and a second one, when there is enough to share: the aggregate's const members may
+// be called from several threads at once. A document left unread (none was read, or the
+// helper ran out of memory) is read by rewrite_references.
 void repairer::read_documents(std::size_t from, std::size_t to,
                               std::vector<std::optional<archive::document_text>>& docs) const {
     docs.clear();
-    docs.resize(to - from);
     std::vector<std::size_t> todo;
     std::uint64_t bytes = 0;
     for (std::size_t i = from; i < to; ++i)
@@ -316,6 +315,13 @@ void repairer::read_documents(std::size_t from, std::size_t to,
             todo.push_back(i);
             bytes += leaves_[i].part.raw_body().size();
         }
+    // Shared only when the documents are few and large enough to be worth a thread (not
+    // thousands of small style sheets, whose decoded forms would pile up for nothing):
+    // otherwise each is read by rewrite_references when it gets there.
+    if (todo.size() < 2 || bytes < (std::uint64_t{256} << 10) ||
+        bytes / todo.size() < (std::uint64_t{16} << 10) || std::thread::hardware_concurrency() < 2)
+        return;
+    docs.resize(to - from);
     std::atomic<std::size_t> next{0};
     const auto work = [&]() noexcept {
         for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < todo.size();) {
@@ -327,13 +333,11 @@ void repairer::read_documents(std::size_t from, std::size_t to,
         }
     };
     std::optional<std::thread> helper;
-    if (todo.size() > 1 && bytes >= (std::uint64_t{256} << 10) &&
-        std::thread::hardware_concurrency() > 1) {
-        try {
-            helper.emplace(work);
-        } catch (const std::system_error&) {
-            // no thread to be had: all read here
-        }
+    try {
+        helper.emplace(work);
+    } catch (const std::system_error&) {
+        docs.clear();  // no thread to be had: each read by rewrite_references
+        return;
     }
     work();
     if (helper) helper->join();
@@ -565,7 +569,7 @@ bool repairer::plan() {
                 bytes += leaves_[to].part.raw_body().size();
         read_documents(from, to, docs);
         for (std::size_t i = from; i < to; ++i)
-            rewrite_references(leaves_[i], std::move(docs[i - from]));
+            rewrite_references(leaves_[i], docs.empty() ? std::nullopt : std::move(docs[i - from]));
         from = to;
     }
     for (const leaf& l : leaves_)
