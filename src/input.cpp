@@ -234,8 +234,8 @@ read_result read_chunks(int fd, char* to, std::size_t size) {
     for (std::size_t i = 0; i < helpers; ++i) {
         try {
             threads.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // no thread to be had: fewer readers
+        } catch (const std::exception&) {
+            break;  // no thread (or no memory for one) to be had: fewer readers
         }
     }
     work();

@@ -548,7 +548,7 @@ std::size_t qp_encoder::finish(char* out) noexcept {
     return static_cast<std::size_t>(o - out);
 }
 
-std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
+std::optional<std::uint64_t> canonical_qp(std::string_view in) noexcept {
     const auto* const d = reinterpret_cast<const std::uint8_t*>(in.data());
     const std::size_t n = in.size();
     if (n == 0) return std::nullopt;
@@ -558,7 +558,6 @@ std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
     std::size_t i = 0;
     std::size_t column = 0;  // characters of the current line so far
     std::uint64_t size = 0;
-    bool high = false;
     const auto upper_hex = [](std::uint8_t c) {
         return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
     };
@@ -585,7 +584,10 @@ std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
         if (c == '=') {
             if (i + 2 >= n) return std::nullopt;  // cut short, or a soft break at the end
             if (d[i + 1] == '\r') {
-                if (d[i + 2] != '\n' || i + 3 >= n || column + 1 > max_line) return std::nullopt;
+                // A soft break ends a line that has something (the encoder writes no empty
+                // one), and is not the last thing.
+                if (d[i + 2] != '\n' || i + 3 >= n || column == 0 || column + 1 > max_line)
+                    return std::nullopt;
                 i += 3;
                 column = 0;
                 continue;
@@ -593,7 +595,6 @@ std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
             if (!upper_hex(d[i + 1]) || !upper_hex(d[i + 2])) return std::nullopt;
             // An escaped CR or LF: text's line breaks are its hard ones.
             if (d[i + 1] == '0' && (d[i + 2] == 'D' || d[i + 2] == 'A')) return std::nullopt;
-            high |= d[i + 1] >= '8';
             column += 3;
             if (column > max_line) return std::nullopt;
             i += 3;
@@ -611,7 +612,7 @@ std::optional<qp_form> canonical_qp(std::string_view in) noexcept {
         ++i;
         ++size;
     }
-    return qp_form{size, high};
+    return size;
 }
 
 std::string qp_encode(std::string_view in, qp_mode mode) {

@@ -335,8 +335,8 @@ void repairer::read_documents(std::size_t from, std::size_t to,
     std::optional<std::thread> helper;
     try {
         helper.emplace(work);
-    } catch (const std::system_error&) {
-        docs.clear();  // no thread to be had: each read by rewrite_references
+    } catch (const std::exception&) {
+        docs.clear();  // no thread (or no memory for one): each read by rewrite_references
         return;
     }
     work();

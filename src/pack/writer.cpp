@@ -282,7 +282,6 @@ void to_crlf(std::string_view s, std::string& out) {
     }
 }
 
-/// `--boundary` at the start of a line of `body`.
 /// Whether a charset parameter is a charset name: a token (RFC 2045 5.1). Anything else (a
 /// damaged header's NUL or 8-bit octets) names no charset and is treated as none given.
 bool charset_token(std::string_view v) {
@@ -304,6 +303,7 @@ bool qp_cannot_hold(std::string_view boundary) {
     return false;
 }
 
+/// `--boundary` at the start of a line of `body`.
 bool has_delimiter(std::string_view body, std::string_view boundary) {
     std::string dash = "--";
     dash += boundary;
@@ -1006,19 +1006,20 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     } else if (r.in_memory && !r.qp_body.empty()) {
         // Already quoted-printable: copied as it is when it is the encoder's own form and the
         // writer needs no more than its charset from the octets (UTF-16 and UTF-32, by their
-        // name or their BOM, are transcoded); else decoded here.
+        // name or their BOM, are transcoded; in that form the first octets are the first
+        // characters, as no line starts with a soft break); else decoded here.
         const auto declared = ct.param("charset");
         const bool named = declared && charset_token(*declared);
         const std::string_view q = r.qp_body;
         const bool wide = (named && is_utf16_or_32(*declared)) || q.starts_with("=FF") ||
                           q.starts_with("=FE") || q.starts_with("=00");
-        std::optional<mime::qp_form> form;
+        std::optional<std::uint64_t> form;
         if (p.text && !coded && !is_root && !opt.content_md5 && opt.external_over == 0 && !wide)
             form = mime::canonical_qp(q);
         if (form && !qp_cannot_hold(boundary) && has_delimiter(q, boundary)) form.reset();
         if (form) {
             p.encoded = q;
-            p.size = p.source_size = form->size;
+            p.size = p.source_size = *form;
         }
         if (!form || !named) {
             // The octets to write, or to choose the charset from (prepare_text).

@@ -207,6 +207,24 @@ TEST(Repair, QuotedPrintableInTheWritersFormIsCopiedAsItIs) {
     EXPECT_THAT(r.bytes, testing::HasSubstr("=2Eb{color:red}\r\np::after{content:\"=C3=A9\"}"));
 }
 
+// UTF-16 behind a soft break that starts a quoted-printable body is not copied as it is: it is
+// transcoded to UTF-8 as the writer does with any UTF-16 text (a review found it copied and
+// labelled UTF-8).
+TEST(Repair, Utf16BehindALeadingSoftBreakIsTranscoded) {
+    const std::string in =
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: multipart/related; type=\"text/html\"; boundary=\"B\"\r\n\r\n"
+        "--B\r\nContent-Type: text/html\r\nContent-Location: http://x/\r\n\r\n"
+        "<a href=\"a.txt\">a</a>\r\n"
+        "--B\r\nContent-Type: text/plain\r\nContent-Transfer-Encoding: quoted-printable\r\n"
+        "Content-Location: http://x/a.txt\r\n\r\n=\r\n=FF=FEh=00i=00\r\n--B--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    EXPECT_THAT(r.bytes, testing::HasSubstr("Content-Type: text/plain; charset=\"UTF-8\"\r\n"
+                                            "Content-Transfer-Encoding: 7bit\r\n"
+                                            "Content-Location: http://x/a.txt\r\n\r\nhi\r\n--"));
+}
+
 TEST(Repair, Base64WithLfBreaksBlanksAndABadCharacter) {
     const std::string clean = clean_archive();
     std::string bad = clean;

@@ -240,6 +240,14 @@ TEST(Writer, QuotedPrintableBodyCopiedWhenCanonical) {
     auto u = write(res("http://x.example/", "text/html", page), {wide});
     verify(u, {page, "ab"});
     EXPECT_FALSE(u.report.parts[1].copied_encoded);
+    // A byte order mark behind a soft break that starts the body is found too (such a body is
+    // not the encoder's form): UTF-16 transcoded to UTF-8, whatever the type says.
+    resource bom = res("http://x.example/b.txt", "text/plain; charset=utf-8", "");
+    bom.qp_body = "=\r\n=FF=FEh=00i=00";
+    auto v = write(res("http://x.example/", "text/html", page), {bom});
+    verify(v, {page, "hi"});
+    EXPECT_FALSE(v.report.parts[1].copied_encoded);
+    EXPECT_EQ(v.report.parts[1].content_type, "text/plain; charset=\"UTF-8\"");
     resource root = res("http://x.example/", "text/html", "");
     const std::string page_qp = mhtml::mime::qp_encode(page);
     root.qp_body = page_qp;
