@@ -75,11 +75,10 @@ private:
 /// printable ASCII character other than '=', SP or HTAB not ending a line (nor the data), an
 /// escape of '=' and two upper-case hex digits (not of CR or LF: the text's line breaks are
 /// its hard ones), or a soft break ("=" CRLF) that ends a line of something (not an empty one)
-/// and is not the last thing; no line starts with
-/// "From " (a mailbox would mangle it). A line may start with "." (Chrome writes it so; only an
-/// SMTP exchange treats it specially, and undoes what it does), which the encoder escapes.
-/// Then the number of octets it decodes to; otherwise (also for an empty `in`) nullopt. One
-/// pass, no output.
+/// and is not the last thing; no line starts with "From " (a mailbox would mangle it). A line
+/// may start with "." (Chrome writes it so; only an SMTP exchange treats it specially, and
+/// undoes what it does), which the encoder escapes. Then the number of octets it decodes to;
+/// otherwise (also for an empty `in`) nullopt. One pass, no output.
 MHTML_EXPORT std::optional<std::uint64_t> canonical_qp(std::string_view in) noexcept;
 
 MHTML_EXPORT std::string qp_encode(std::string_view in, qp_mode mode = qp_mode::text);
