@@ -1,11 +1,8 @@
 #pragma once
 /// Input buffers: one contiguous, read-only block of bytes that parsed views point into.
-/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems), or, for a document read
-/// whole, from 4 MiB and where the kernel gives transparent huge pages, read into a region of
-/// them (a first touch of every 4 KiB of a mapping is what a large input cost most on a
-/// virtual machine), as long as all the inputs a process holds so stay within an eighth of its
-/// memory (the machine's, or its cgroup's limit); standard input and in-memory data are held
-/// in an owned buffer.
+/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems; its pages stay the page
+/// cache's, which the kernel can reclaim); standard input and in-memory data are held in an
+/// owned buffer.
 
 #include <cstddef>
 #include <memory>
@@ -29,15 +26,9 @@ public:
 
     /// Takes ownership of a string's bytes.
     static input_buffer from_string(std::string bytes);
-    /// How open() takes a regular file.
-    enum class read_mode {
-        automatic,  ///< a document read whole: into huge pages where that pays (above), else mapped
-        map,        ///< always mapped: a mailbox of which only some messages are read
-    };
-    /// Memory-maps a file, or reads it into huge pages (above); "-" reads standard input.
+    /// Memory-maps a regular file; reads a pipe or device, and "-" (standard input), whole.
     /// Errors: open/stat/mmap/read.
-    static input_buffer open(const std::string& path, std::error_code& ec,
-                             read_mode mode = read_mode::automatic);
+    static input_buffer open(const std::string& path, std::error_code& ec);
     /// Reads a whole stream-like file descriptor (a pipe, standard input) into memory.
     static input_buffer read_fd(int fd, std::error_code& ec);
 
@@ -54,13 +45,10 @@ public:
 private:
     static constexpr std::size_t npos_ = static_cast<std::size_t>(-1);
     void release() noexcept;
-    static input_buffer read_huge(int fd, std::size_t size, std::error_code& ec);
     const char* data_ = "";
     std::size_t size_ = 0;
     std::size_t first_ = 0, count_ = npos_;  // the visible window (npos_: to the end)
     bool mapped_ = false;
-    void* region_ = nullptr;  // an anonymous region the file was read into (read_huge)
-    std::size_t region_size_ = 0;
     std::string owned_;
 };
 

@@ -683,7 +683,7 @@ private:
     void read(const source_file& f, const file_stat& st, const std::optional<recorded>& old) {
         std::error_code ec;
         // Mapped: of a mailbox that grew, only the new messages are read.
-        input_buffer in = input_buffer::open(f.path.string(), ec, input_buffer::read_mode::map);
+        input_buffer in = input_buffer::open(f.path.string(), ec);
         if (ec) {
             report_.problems.push_back(f.path.string() + ": cannot read: " + ec.message());
             return;

@@ -162,7 +162,7 @@ int list_messages(const ls_options& o, std::string_view kind, std::uint64_t tota
             bytes = store::message_text(m.mailbox, m.entry, m.format, storage);
         } else {
             std::error_code ec;
-            file = input_buffer::open(m.path, ec, input_buffer::read_mode::map);  // its headers
+            file = input_buffer::open(m.path, ec);  // its headers
             if (ec) {
                 std::cerr << "mhtml ls: cannot read " << printable(m.path, 400) << ": "
                           << ec.message() << '\n';
@@ -312,7 +312,7 @@ int run_ls_folder(const ls_options& o) {
             continue;
         }
         std::error_code ec;
-        input_buffer box = input_buffer::open(l.path, ec, input_buffer::read_mode::map);
+        input_buffer box = input_buffer::open(l.path, ec);
         if (ec) {
             std::cerr << "mhtml ls: cannot read " << printable(l.path, 400) << ": " << ec.message()
                       << '\n';

@@ -147,8 +147,7 @@ std::optional<input_buffer> maildir_message(std::string_view command, const std:
     const std::string want = message_id_of(asked);
     for (std::size_t i = 0; i < listing.messages.size() && !chosen && !want.empty(); ++i) {
         std::error_code ec;
-        input_buffer in =
-            input_buffer::open(listing.messages[i].path.string(), ec, input_buffer::read_mode::map);
+        input_buffer in = input_buffer::open(listing.messages[i].path.string(), ec);
         if (ec) continue;
         const auto doc = mime::document::parse(std::string(in.bytes()));
         const auto f = doc.root().header("Message-ID");
@@ -179,10 +178,8 @@ std::optional<input_buffer> maildir_message(std::string_view command, const std:
 std::optional<input_buffer> open_input(std::string_view command, const std::string& file) {
     if (selected_message && store::is_maildir(file)) return maildir_message(command, file);
     std::error_code ec;
-    // One message of a mailbox: mapped, so that only its pages are read.
-    input_buffer in = input_buffer::open(
-        file, ec,
-        selected_message ? input_buffer::read_mode::map : input_buffer::read_mode::automatic);
+    // Mapped: of a mailbox, only the pages of the message selected are read.
+    input_buffer in = input_buffer::open(file, ec);
     const std::string name = file == "-" ? "standard input" : file;
     if (ec) {
         std::cerr << "mhtml " << command << ": cannot read " << name << ": " << ec.message()
