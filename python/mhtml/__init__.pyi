@@ -157,6 +157,5 @@ def repair(source: Union[builtins.bytes, bytearray, memoryview, str, "os.PathLik
 def parse(source: Union[builtins.bytes, bytearray, memoryview, str, "os.PathLike[str]"], *,
           max_parts: Optional[int] = None, max_depth: Optional[int] = None,
           mmap: bool = True) -> Document:
-    """Parses a MIME document: bytes (borrowed), a path (memory-mapped, from 4 MiB read into
-    huge pages where the kernel gives them, or read with mmap=False), another buffer
-    (copied)."""
+    """Parses a MIME document: bytes (borrowed), a path (memory-mapped, or read with
+    mmap=False), another buffer (copied)."""

@@ -853,9 +853,8 @@ PYBIND11_MODULE(_mhtml, m) {
         py::arg("source"), py::kw_only(), py::arg("max_parts") = py::none(),
         py::arg("max_depth") = py::none(), py::arg("mmap") = true,
         "Parses a MIME document. `source`: bytes (borrowed, not copied), a path (a regular file:\n"
-        "memory-mapped, or from 4 MiB read into huge pages where the kernel gives them; read into\n"
-        "memory with mmap=False: a mapped file that another program cuts while the document\n"
-        "lives makes reading it fault), or another buffer (copied).\n"
+        "memory-mapped; read into memory with mmap=False: a mapped file that another program\n"
+        "cuts while the document lives makes reading it fault), or another buffer (copied).\n"
         "Never fails on bad MIME: see Document.diagnostics. Text that is not UTF-8 comes back\n"
         "with lone surrogates ('surrogateescape').");
 
