@@ -36,10 +36,11 @@ step "Packages (scripts/setup-deps.sh)"
 bash "$root/scripts/setup-deps.sh"
 
 step "Release build (GCC)"
-# MHTML_BUILD_TESTS=ON: scripts/demo.sh configures the same folder without tests (a cached
-# setting that would otherwise stay).
+# Every option the suite needs is given: scripts/demo.sh configures the same folder without
+# tests, and a setting made by hand stays cached too.
 cmake -S "$root" -B "$root/build/release" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=g++ \
-      -DCMAKE_C_COMPILER=gcc -DMHTML_WERROR=ON -DMHTML_BUILD_TESTS=ON >/dev/null
+      -DCMAKE_C_COMPILER=gcc -DMHTML_WERROR=ON -DMHTML_BUILD_TESTS=ON -DMHTML_BUILD_TOOLS=ON \
+      -DMHTML_BUILD_PYTHON=ON -DMHTML_BROWSER_TESTS=ON -DBUILD_SHARED_LIBS=OFF >/dev/null
 cmake --build "$root/build/release" -j"$jobs"
 # The Python module where Debian's python3 finds it (as scripts/demo.sh does).
 cmake --install "$root/build/release" --component python >/dev/null
@@ -49,7 +50,7 @@ ctest --test-dir "$root/build/release" --output-on-failure --no-tests=error -j"$
 step "ASan+UBSan build (clang)"
 cmake -S "$root" -B "$root/build/asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
       -DCMAKE_C_COMPILER=clang -DMHTML_SANITIZE=ON -DMHTML_WERROR=ON -DMHTML_BROWSER_TESTS=OFF \
-      >/dev/null
+      -DMHTML_BUILD_TESTS=ON >/dev/null
 cmake --build "$root/build/asan" -j"$jobs"
 step "Tests, ASan+UBSan"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

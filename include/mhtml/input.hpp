@@ -1,8 +1,10 @@
 #pragma once
 /// Input buffers: one contiguous, read-only block of bytes that parsed views point into.
-/// A file is memory-mapped (inputs over 4 GiB work on 64-bit systems; its pages stay the page
-/// cache's, which the kernel can reclaim); standard input and in-memory data are held in an
-/// owned buffer.
+/// A regular file is memory-mapped (inputs over 4 GiB work on 64-bit systems; its pages stay
+/// the page cache's, which the kernel can reclaim): as with any mapping, a file that another
+/// program cuts while the buffer lives makes reading past its new end fault (SIGBUS); read it
+/// into a string (from_string) where that can happen. Pipes, devices, standard input and
+/// in-memory data are held in an owned buffer.
 
 #include <cstddef>
 #include <memory>

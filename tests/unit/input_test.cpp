@@ -28,8 +28,8 @@ fs::path write_temp(const std::string& bytes, int n) {
     return p;
 }
 
-TEST(InputBuffer, EveryWayOfReadingGivesTheFilesOctets) {
-    // Below and above 4 MiB, and not a multiple of a page or of 2 MiB.
+TEST(InputBuffer, MappedFileGivesItsOctets) {
+    // One octet, less than a page, and sizes that are no multiple of a page.
     int n = 0;
     for (const std::size_t size : {std::size_t{1}, std::size_t{5000}, (std::size_t{4} << 20) - 1,
                                    (std::size_t{6} << 20) + 12345}) {
@@ -51,8 +51,35 @@ TEST(InputBuffer, EveryWayOfReadingGivesTheFilesOctets) {
     }
 }
 
-// Many large documents held at once (batch's workers, a list of files): all mapped and all
-// read right, twice over (what the first round held is given back).
+// An empty file: nothing to map (a mapping of zero octets is an error), an empty buffer.
+TEST(InputBuffer, EmptyFileIsAnEmptyBuffer) {
+    const fs::path p = write_temp("", 200);
+    std::error_code ec = std::make_error_code(std::errc::io_error);
+    const input_buffer in = input_buffer::open(p.string(), ec);
+    EXPECT_FALSE(ec);
+    EXPECT_FALSE(in.is_mapped());
+    EXPECT_EQ(in.size(), 0u);
+    EXPECT_TRUE(in.bytes().empty());
+    fs::remove(p);
+}
+
+// A pipe is read whole, not mapped.
+TEST(InputBuffer, PipeIsReadWhole) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    const std::string bytes = file_of(3000, 7);
+    ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    ::close(fds[1]);
+    std::error_code ec = std::make_error_code(std::errc::io_error);
+    const input_buffer in = input_buffer::open("/dev/fd/" + std::to_string(fds[0]), ec);
+    ::close(fds[0]);
+    ASSERT_FALSE(ec);
+    EXPECT_FALSE(in.is_mapped());
+    EXPECT_EQ(in.bytes(), bytes);
+}
+
+// Many large documents held at once (a list of files): all mapped and all read right, twice
+// over (the first round's mappings released before the second).
 TEST(InputBuffer, ManyLargeInputsHeldAtOnce) {
     const std::string bytes = file_of((std::size_t{5} << 20) + 7, 3);
     const fs::path p = write_temp(bytes, 100);

@@ -297,13 +297,15 @@ private:
     counters& c_;
 };
 
-// A file of at most 8 MiB is read into the worker's reused buffer rather than mapped: with
+// A file of at most 256 MiB is read into the worker's reused buffer rather than mapped: with
 // several threads in one process, mapping and unmapping a file per archive makes every
 // thread wait on the process's memory map (and munmap interrupts the other cores to flush
-// their TLBs). True when it was read (or failed: `ec`); false for a larger file, to be mapped.
+// their TLBs), and a mapped file that another program cuts meanwhile (a shared folder) would
+// end the whole run (SIGBUS) instead of failing one line. True when it was read (or failed:
+// `ec`); false for a larger file, to be mapped.
 bool read_small(const std::string& path, std::string& buf, std::string_view& bytes,
                 std::error_code& ec) {
-    constexpr std::size_t limit = std::size_t{8} << 20;
+    constexpr std::size_t limit = std::size_t{256} << 20;
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         ec = std::error_code(errno, std::generic_category());
