@@ -317,10 +317,13 @@ bool read_small(const std::string& path, std::string& buf, std::string_view& byt
         ::close(fd);
         return false;
     }
-    buf.resize(static_cast<std::size_t>(st.st_size));
+    // The buffer only grows (its new octets zeroed once), so a worker's later files of the
+    // same size are not zeroed again before they are read over.
+    const auto want = static_cast<std::size_t>(st.st_size);
+    if (buf.size() < want) buf.resize(want);
     std::size_t done = 0;
-    while (done < buf.size()) {
-        const ssize_t n = ::read(fd, buf.data() + done, buf.size() - done);
+    while (done < want) {
+        const ssize_t n = ::read(fd, buf.data() + done, want - done);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             ec = std::error_code(errno, std::generic_category());
@@ -330,8 +333,7 @@ bool read_small(const std::string& path, std::string& buf, std::string_view& byt
         done += static_cast<std::size_t>(n);
     }
     ::close(fd);
-    buf.resize(done);
-    bytes = buf;
+    bytes = std::string_view(buf.data(), done);
     return true;
 }
 
