@@ -6,9 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdlib>
+#include <exception>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -128,8 +132,19 @@ public:
              const std::map<std::uint32_t, origin>* from = nullptr)
         : doc_(doc), opt_(o), rep_(rep), ar_(archive::aggregate::build(doc, o.read)), from_(from) {}
 
-    bool plan();
+    bool plan() { return plan(nullptr); }
     void write(sink& out);
+    enum class outcome {
+        no_parts,   // nothing to write
+        written,    // planned and written to `out`
+        planned,    // planned, nothing written: widens() (the caller writes a first pass)
+        abandoned,  // written in part, then widens(): `out` started over, this repairer spent
+    };
+    /// plan(), and the leaves written to `out` as planning gets past them (on another
+    /// thread), so that writing the first overlaps reading the later. With `may_widen`, an
+    /// output that widens() is not written (`planned`; `abandoned` once writing began, which
+    /// needs a sink that can start over). Without it the output goes to `out` in any case.
+    outcome plan_and_write(sink& out, bool may_widen);
     /// Whether plan() wrote a label otherwise than the input had it (resolved, a root's
     /// thismessage:/, a file: label mapped), or a document's references resolve against
     /// another base in the output: references that named nothing, or another part by a
@@ -150,8 +165,12 @@ private:
 
     void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
                 std::string requirement) {
-        rep_.changes.push_back({std::move(what), in_path(p), from_ ? in_offset(p) : offset,
-                                std::move(why), std::move(requirement)});
+        change(rep_, std::move(what), p, offset, std::move(why), std::move(requirement));
+    }
+    void change(repair_report& to, std::string what, const mime::part_view& p,
+                std::uint64_t offset, std::string why, std::string requirement) const {
+        to.changes.push_back({std::move(what), in_path(p), from_ ? in_offset(p) : offset,
+                              std::move(why), std::move(requirement)});
     }
     /// The input's path and offset of `p` (itself, or the part a first pass wrote it from).
     [[nodiscard]] std::string in_path(const mime::part_view& p) const {
@@ -184,13 +203,23 @@ private:
     std::set<std::string> cut_;  // multiparts without their close delimiter
     const std::map<std::uint32_t, origin>* from_;
     bool widens_ = false;
-    void incomplete(const leaf& l, bool lost_octets);
+    void incomplete(repair_report& to, const leaf& l, bool lost_octets) const;
+    class writing;
+    class stream;
+    struct stream_to {
+        std::unique_ptr<stream>* s;
+        sink* out;
+        bool may_widen;
+        bool abandoned = false;
+    };
+    bool plan(stream_to* st);
+    void take(repair_report&& written);
 };
 
-void repairer::incomplete(const leaf& l, bool lost_octets) {
+void repairer::incomplete(repair_report& to, const leaf& l, bool lost_octets) const {
     if (!lost_octets && !l.cut) return;
-    rep_.incomplete.push_back(in_path(l.part));
-    change("incomplete", l.part, l.part.input_offset(),
+    to.incomplete.push_back(in_path(l.part));
+    change(to, "incomplete", l.part, l.part.input_offset(),
            lost_octets ? "the body lost octets in decoding (a cut base64 quantum or "
                          "quoted-printable soft break); written with what was recovered"
                        : "the part ends where the file does (no close delimiter): it may be "
@@ -455,7 +484,199 @@ void repairer::rewrite_references(leaf& d, std::optional<archive::document_text>
     }
 }
 
-bool repairer::plan() {
+// Writes the leaves in order into `out`, as write() and a stream do. What writing finds is
+// kept in its own report (`found`), taken into the repairer's when the writing is over, so
+// that planning may go on beside it. `shared`: planning still reads the leaves (their labels
+// and Content-IDs are copied, not moved out).
+class repairer::writing {
+public:
+    writing(repairer& r, sink& out, bool shared) : r_(r), shared_(shared), w_(out, options(r)) {
+        w_.reserve(r.leaves_.size());
+        found.inputs.reserve(r.leaves_.size());
+    }
+    /// Writes leaf `i` (or leaves it out); false once the writer failed.
+    bool put(std::size_t i);
+    void finish() { found.written = w_.finish(); }
+    repair_report found;
+
+private:
+    static writer_options options(const repairer& r) {
+        writer_options wo = r.opt_.write;
+        wo.method = method::content_location;
+        wo.root_position = 0;
+        wo.mail = false;
+        // Chromium reads a Content-Location only from one line (no RFC 2017 quoted words).
+        if (r.opt_.target == repair_target::chromium) wo.fold_uris = false;
+        // RFC 2557 alone: no octet RFC 1738 calls unsafe in a header URI (MHT-4.4.1.1).
+        if (r.opt_.target == repair_target::rfc) wo.encode_unsafe_uris = true;
+        const mime::part_view top = r.doc_.parts().front();
+        // Deterministic (repair(repair(x)) == repair(x)): one fixed boundary, and the input's
+        // Date and Subject. A fixed boundary is safe: it holds "=_", which no base64 or
+        // quoted-printable body can, and the writer proves it absent from any 7bit one.
+        if (wo.boundary.empty()) wo.boundary = "----=_mhtml-repair";
+        if (!wo.date && wo.date_field.empty())
+            if (auto h = top.header("Date")) wo.date_field = h->value();
+        if (!wo.subject)
+            if (auto h = top.header("Subject")) wo.subject = mime::decode_to_utf8(h->value());
+        return wo;
+    }
+    repairer& r_;
+    const bool shared_;
+    writer w_;
+    std::string body_;  // a decoded body's buffer, reused
+};
+
+bool repairer::writing::put(std::size_t i) {
+    leaf& l = r_.leaves_[i];  // written once: its strings move into the resource
+    if (i > 0 && r_.opt_.drop_unreferenced && !l.referenced) {  // not read when streaming
+        found.dropped.push_back(r_.in_path(l.part));
+        return true;
+    }
+    // Base64 or quoted-printable in the writer's own form is copied as it is (no decoding, no
+    // encoding): the writer checks the form.
+    const bool text = l.type.starts_with("text/");
+    const bool copy = i > 0 && !l.text && !is_external_body(l.part) &&
+                      ((!text && l.part.encoding() == mime::transfer_encoding::base64 &&
+                        base64_lines(l.part.raw_body())) ||
+                       (text && l.part.encoding() == mime::transfer_encoding::quoted_printable));
+    resource r;
+    // Planning reads other leaves' labels and Content-IDs (never their types or texts).
+    r.label = shared_ ? l.label : std::move(l.label);
+    r.content_id = shared_ ? l.content_id : std::move(l.content_id);
+    r.content_type = std::move(l.type);
+    r.origin = r_.in_path(l.part);
+    found.inputs.push_back(r.origin);
+    bool lost = false;
+    if (l.text) {
+        r.data = std::move(*l.text);
+        // Rewritten from its decoded octets: did decoding lose any?
+        std::string check;
+        const mime::codec_status st = l.part.decode_to(check);
+        lost = st.truncated || st.soft_break_at_end;
+    } else if (is_external_body(l.part)) {
+        // The encapsulated header and the phantom body, as they are; the header ends with an
+        // empty line even when it is empty (RFC 2046 5.2.3).
+        r.data = l.part.raw_body();
+        if (!r.data.starts_with('\n') && !r.data.starts_with("\r\n") &&
+            r.data.find("\n\n") == std::string::npos &&
+            r.data.find("\n\r\n") == std::string::npos) {
+            if (!r.data.empty() && !r.data.ends_with('\n')) r.data += "\r\n";
+            r.data += "\r\n";
+            r_.change(found, "external_header_ended", l.part, l.part.input_offset(),
+                      "the external body's encapsulated header had no empty line after it; one "
+                      "was added",
+                      "URL-3.0.4");
+        }
+    } else if (copy && text) {
+        r.qp_body = l.part.raw_body();
+    } else if (copy) {
+        r.base64_body = l.part.raw_body();
+    } else {
+        body_.clear();
+        // What decoding recovered (an octet outside the alphabet, a cut quantum) is a finding
+        // on reading.
+        const mime::codec_status st = l.part.decode_to(body_, found.read);
+        lost = st.truncated || st.soft_break_at_end;
+        r.data = std::move(body_);
+    }
+    const std::size_t before = w_.report().parts.size();
+    const bool ok = i == 0 ? w_.root(r) : w_.add(r);
+    body_ = std::move(r.data);  // the buffer is reused
+    if (copy && w_.report().parts.size() > before && !w_.report().parts.back().copied_encoded) {
+        // Decoded by the writer after all (an octet outside the alphabet): did it lose any?
+        std::string check;
+        const mime::codec_status st = l.part.decode_to(check, found.read);
+        lost = st.truncated || st.soft_break_at_end;
+    }
+    r_.incomplete(found, l, lost);
+    return ok;
+}
+
+// What writing found, after what planning did: the report as if one came after the other.
+void repairer::take(repair_report&& written) {
+    std::move(written.changes.begin(), written.changes.end(), std::back_inserter(rep_.changes));
+    std::move(written.read.begin(), written.read.end(), std::back_inserter(rep_.read));
+    std::move(written.incomplete.begin(), written.incomplete.end(),
+              std::back_inserter(rep_.incomplete));
+    rep_.dropped = std::move(written.dropped);
+    rep_.inputs = std::move(written.inputs);
+    rep_.written = std::move(written.written);
+}
+
+void repairer::write(sink& out) {
+    writing wr(*this, out, false);
+    for (std::size_t i = 0; i < leaves_.size(); ++i)
+        if (!wr.put(i)) break;
+    wr.finish();
+    take(std::move(wr.found));
+}
+
+// The leaves written on a thread of their own as planning gets past them (ready()): the
+// leaves before `ready` are no longer changed by planning, except for `referenced`, which
+// writing does not read here (no drop_unreferenced). abandon() stops it, and the sink then
+// holds a part of an archive.
+class repairer::stream {
+public:
+    stream(repairer& r, sink& out) : wr_(r, out, true), total_(r.leaves_.size()) {
+        thread_ = std::thread([this] { run(); });  // last: may throw std::system_error
+    }
+    stream(const stream&) = delete;
+    stream& operator=(const stream&) = delete;
+    ~stream() { abandon(); }
+    /// Leaves [0, n) are planned.
+    void ready(std::size_t n) {
+        {
+            std::lock_guard lock(m_);
+            ready_ = n;
+        }
+        cv_.notify_all();
+    }
+    /// Waits until every leaf is written (or the writer failed), then finishes the output;
+    /// what writing found. Rethrows what the thread threw.
+    repair_report finish() {
+        ready(total_);
+        thread_.join();
+        if (error_) std::rethrow_exception(error_);
+        wr_.finish();
+        return std::move(wr_.found);
+    }
+    /// Stops the thread after the leaf being written. The writer's output is incomplete, and
+    /// its write-behind thread may still be writing it until the stream is destroyed.
+    void abandon() noexcept {
+        {
+            std::lock_guard lock(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+
+private:
+    void run() noexcept {
+        try {
+            for (std::size_t i = 0; i < total_; ++i) {
+                {
+                    std::unique_lock lock(m_);
+                    cv_.wait(lock, [&] { return stop_ || i < ready_; });
+                    if (stop_) return;
+                }
+                if (!wr_.put(i)) return;  // the sink failed: finish() reports it
+            }
+        } catch (...) {
+            error_ = std::current_exception();
+        }
+    }
+    writing wr_;
+    const std::size_t total_;
+    std::mutex m_;
+    std::condition_variable cv_;
+    std::size_t ready_ = 0;
+    bool stop_ = false;
+    std::exception_ptr error_;
+    std::thread thread_;  // last: started by the constructor
+};
+
+bool repairer::plan(stream_to* st) {
     for (const diagnostic& d : doc_.diagnostics()) rep_.read.push_back(d);
     for (const diagnostic& d : ar_.diagnostics()) rep_.read.push_back(d);
     // The root as the reader chose it; an alternative of a multipart/alternative stands for
@@ -559,112 +780,79 @@ bool repairer::plan() {
         l.cut = parent && cut_.count(parent->path()) && parent->children().back() == l.part;
     }
     // The documents are read a window at a time (up to 16 MiB of their bodies, then held
-    // decoded until they are rewritten), by two threads; rewritten in order here.
+    // decoded until they are rewritten), by two threads; rewritten in order here. With a
+    // stream, the leaves of a window are written while the next is read, and the window is
+    // 2 MiB, so that writing starts early (on large, 2 MiB did better than 1, 4 and 16).
+    std::unique_ptr<stream>* const s = st ? st->s : nullptr;
+    if (s && !(st->may_widen && widens_)) {
+        try {
+            *s = std::make_unique<stream>(*this, *st->out);
+        } catch (const std::exception&) {
+            // no thread (or no memory for one): written after planning
+        }
+    }
+    const std::uint64_t window = (s && *s ? std::uint64_t{2} : std::uint64_t{16}) << 20;
     std::vector<std::optional<archive::document_text>> docs;
     for (std::size_t from = 0; from < leaves_.size();) {
         std::size_t to = from;
-        for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < (std::uint64_t{16} << 20);
-             ++to)
+        for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < window; ++to)
             if (archive::document_type_of(leaves_[to].part) != document_type::none)
                 bytes += leaves_[to].part.raw_body().size();
         read_documents(from, to, docs);
         for (std::size_t i = from; i < to; ++i)
             rewrite_references(leaves_[i], docs.empty() ? std::nullopt : std::move(docs[i - from]));
         from = to;
+        if (s && *s) {
+            if (st->may_widen && widens_) {
+                // What was written is not the output after all: a first pass is.
+                (*s)->abandon();
+                s->reset();
+                st->abandoned = true;
+                return true;
+            }
+            (*s)->ready(to);
+        }
     }
     for (const leaf& l : leaves_)
         if (!l.referenced) rep_.unreferenced.push_back(in_path(l.part));
     return true;
 }
 
-void repairer::write(sink& out) {
-    writer_options wo = opt_.write;
-    wo.method = method::content_location;
-    wo.root_position = 0;
-    wo.mail = false;
-    // Chromium reads a Content-Location only from one line (no RFC 2017 quoted words).
-    if (opt_.target == repair_target::chromium) wo.fold_uris = false;
-    // RFC 2557 alone: no octet RFC 1738 calls unsafe in a header URI (MHT-4.4.1.1).
-    if (opt_.target == repair_target::rfc) wo.encode_unsafe_uris = true;
-    const mime::part_view top = doc_.parts().front();
-    // Deterministic (repair(repair(x)) == repair(x)): one fixed boundary, and the input's Date
-    // and Subject. A fixed boundary is safe: it holds "=_", which no base64 or
-    // quoted-printable body can, and the writer proves it absent from any 7bit one.
-    if (wo.boundary.empty()) wo.boundary = "----=_mhtml-repair";
-    if (!wo.date && wo.date_field.empty())
-        if (auto h = top.header("Date")) wo.date_field = h->value();
-    if (!wo.subject)
-        if (auto h = top.header("Subject")) wo.subject = mime::decode_to_utf8(h->value());
-    writer w(out, wo);
-    w.reserve(leaves_.size());
-    rep_.inputs.reserve(leaves_.size());
-    std::string body;
-    for (std::size_t i = 0; i < leaves_.size(); ++i) {
-        leaf& l = leaves_[i];  // written once: its strings move into the resource
-        if (i > 0 && !l.referenced && opt_.drop_unreferenced) {
-            rep_.dropped.push_back(in_path(l.part));
-            continue;
+repairer::outcome repairer::plan_and_write(sink& out, bool may_widen) {
+    // Streamed where that is safe: into a sink that may be written from another thread (a
+    // string_sink may: the caller waits here while it is written); not when the last document
+    // may still leave a part out (drop_unreferenced), nor into a sink that cannot start over
+    // when the output may yet turn out to need a first pass.
+    std::unique_ptr<stream> s;
+    stream_to st{&s, &out, may_widen};
+    const bool streams = !opt_.drop_unreferenced && std::thread::hardware_concurrency() > 1 &&
+                         (out.writes_from_any_thread() || dynamic_cast<string_sink*>(&out)) &&
+                         (!may_widen || out.restartable());
+    try {
+        if (!plan(streams ? &st : nullptr)) return outcome::no_parts;
+    } catch (...) {
+        if (s) {  // no part of an archive left behind where the sink can drop it
+            s.reset();
+            (void)out.restart();
         }
-        // Base64 or quoted-printable in the writer's own form is copied as it is (no
-        // decoding, no encoding): the writer checks the form.
-        const bool text = l.type.starts_with("text/");
-        const bool copy =
-            i > 0 && !l.text && !is_external_body(l.part) &&
-            ((!text && l.part.encoding() == mime::transfer_encoding::base64 &&
-              base64_lines(l.part.raw_body())) ||
-             (text && l.part.encoding() == mime::transfer_encoding::quoted_printable));
-        resource r;
-        r.label = std::move(l.label);
-        r.content_id = std::move(l.content_id);
-        r.content_type = std::move(l.type);
-        r.origin = in_path(l.part);
-        rep_.inputs.push_back(r.origin);
-        bool lost = false;
-        if (l.text) {
-            r.data = std::move(*l.text);
-            // Rewritten from its decoded octets: did decoding lose any?
-            std::string check;
-            const mime::codec_status st = l.part.decode_to(check);
-            lost = st.truncated || st.soft_break_at_end;
-        } else if (is_external_body(l.part)) {
-            // The encapsulated header and the phantom body, as they are; the header ends with
-            // an empty line even when it is empty (RFC 2046 5.2.3).
-            r.data = l.part.raw_body();
-            if (!r.data.starts_with('\n') && !r.data.starts_with("\r\n") &&
-                r.data.find("\n\n") == std::string::npos &&
-                r.data.find("\n\r\n") == std::string::npos) {
-                if (!r.data.empty() && !r.data.ends_with('\n')) r.data += "\r\n";
-                r.data += "\r\n";
-                change("external_header_ended", l.part, l.part.input_offset(),
-                       "the external body's encapsulated header had no empty line after it; "
-                       "one was added",
-                       "URL-3.0.4");
-            }
-        } else if (copy && text) {
-            r.qp_body = l.part.raw_body();
-        } else if (copy) {
-            r.base64_body = l.part.raw_body();
-        } else {
-            body.clear();
-            // What decoding recovered (an octet outside the alphabet, a cut quantum) is a
-            // finding on reading.
-            const mime::codec_status st = l.part.decode_to(body, rep_.read);
-            lost = st.truncated || st.soft_break_at_end;
-            r.data = std::move(body);
-        }
-        const std::size_t before = w.report().parts.size();
-        const bool ok = i == 0 ? w.root(r) : w.add(r);
-        body = std::move(r.data);  // the buffer is reused
-        if (copy && w.report().parts.size() > before && !w.report().parts.back().copied_encoded) {
-            // Decoded by the writer after all (an octet outside the alphabet): did it lose any?
-            std::string check;
-            const mime::codec_status st = l.part.decode_to(check, rep_.read);
-            lost = st.truncated || st.soft_break_at_end;
-        }
-        incomplete(l, lost);
-        if (!ok) break;
+        throw;
     }
-    rep_.written = w.finish();
+    if (st.abandoned) {
+        if (!out.restart()) {
+            rep_.written.error =
+                diagnostic{severity::error, diag_code::sink_write_failed, "", 0,
+                           "the output could not start over (" + out.error() + ")"};
+            return outcome::written;  // failed: the caller reports it
+        }
+        return outcome::abandoned;
+    }
+    if (s) {
+        take(s->finish());
+        return outcome::written;
+    }
+    if (may_widen && widens_) return outcome::planned;
+    write(out);
+    return outcome::written;
 }
 
 }  // namespace
@@ -776,22 +964,39 @@ repair_report repair(const mime::document& doc, sink& out, const repair_options&
     // reference may resolve otherwise in the output. Such an output is planned against itself: a
     // first pass writes it to memory, and the second repairs that, as a second repair would
     // (repair(repair(x)) == repair(x)). The report speaks of the input's parts throughout.
+    // Where the input is of the output's shape, the output is written as it is planned (the
+    // first leaves while the later documents are read), and started over as a first pass
+    // when planning finds that it widens.
     repair_report first;
     repair_options o = options;  // r1 reads it
-    repairer r1(doc, o, first);
-    if (!r1.plan()) {
+    std::optional<repairer> r1(std::in_place, doc, o, first);
+    if (flat_related(doc)) {
+        switch (r1->plan_and_write(out, /*may_widen=*/true)) {
+            case repairer::outcome::no_parts:
+                no_parts(first);
+                return first;
+            case repairer::outcome::written:
+                return first;
+            case repairer::outcome::planned:
+                break;
+            case repairer::outcome::abandoned:
+                first = repair_report{};
+                r1.emplace(doc, o, first);
+                if (!r1->plan()) {
+                    no_parts(first);
+                    return first;
+                }
+                break;
+        }
+    } else if (!r1->plan()) {
         no_parts(first);
-        return first;
-    }
-    if (flat_related(doc) && !r1.widens()) {
-        r1.write(out);
         return first;
     }
     std::string flat_bytes;
     {
         o.drop_unreferenced = false;  // what is referenced is known in the second pass
         string_sink mem(flat_bytes);
-        r1.write(mem);
+        r1->write(mem);
         if (!first.ok()) return first;
     }
     // Read with room for every part the first pass wrote (its output has no more than the
@@ -808,11 +1013,10 @@ repair_report repair(const mime::document& doc, sink& out, const repair_options&
     }
     repair_report rep;
     repairer r(again, options, rep, &from);
-    if (!r.plan()) {
+    if (r.plan_and_write(out, /*may_widen=*/false) == repairer::outcome::no_parts) {
         no_parts(rep);
         return rep;
     }
-    r.write(out);
     // The first pass's findings, of the parts the second wrote: what it found incomplete and
     // what its writer did (diagnostics of an output path, moved to the final output's).
     std::map<std::string, std::string> final_path;  // input path -> output path

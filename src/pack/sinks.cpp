@@ -23,6 +23,11 @@ bool string_sink::write(std::string_view bytes) {
     return true;
 }
 
+bool string_sink::restart() {
+    if (out_.size() > start_) out_.resize(start_);
+    return true;
+}
+
 namespace {
 
 bool write_all(int fd, std::string_view bytes, std::string& error) {
@@ -85,6 +90,17 @@ file_sink::~file_sink() {
 bool file_sink::write(std::string_view bytes) {
     if (fd_ < 0) return false;
     return write_all(fd_, bytes, error_);
+}
+
+bool file_sink::restart() {
+    if (!restartable()) return false;
+    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
+        error_ = "cannot start " + temp_.string() +
+                 " over: " + std::generic_category().message(errno);
+        return false;
+    }
+    error_.clear();
+    return true;
 }
 
 bool file_sink::commit() {

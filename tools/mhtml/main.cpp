@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #endif
 
@@ -328,7 +329,8 @@ void add_limit_options(CLI::App& cmd, parse_limits& limits) {
 int main(int argc, char** argv) {
     using namespace mhtml::cli;
 #ifdef MHTML_WITH_MIMALLOC
-    enable_huge_pages();
+    if (const char* v = std::getenv("MHTML_HUGE_PAGES"); !v || std::strcmp(v, "0") != 0)
+        enable_huge_pages();
 #endif
     CLI::App app{"mhtml: read, check and convert MIME aggregate documents (.mhtml, .mht, .eml)"};
     app.set_version_flag("--version", "mhtml " + std::string(mhtml::version()));

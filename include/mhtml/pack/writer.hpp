@@ -69,16 +69,29 @@ public:
     /// (and large copied bodies) handed to it, in order, while the next is encoded
     /// (writer_options::write_behind).
     [[nodiscard]] virtual bool writes_from_any_thread() const noexcept { return false; }
+    /// True if restart() can drop what was written so far (a string, or a file_sink's
+    /// temporary file); false by default.
+    [[nodiscard]] virtual bool restartable() const noexcept { return false; }
+    /// Drops everything written so far, so that the output can begin again (after a writer
+    /// was abandoned: pack::repair does so when a streamed output turns out to need a first
+    /// pass). Called only once no writer writes to the sink (a writer's write-behind thread
+    /// stops when the writer is destroyed). An earlier failure is forgotten. False if it
+    /// cannot (then error() may say why).
+    virtual bool restart() { return false; }
 };
 
 /// Appends to a string the caller owns.
 class MHTML_EXPORT string_sink final : public sink {
 public:
-    explicit string_sink(std::string& out) noexcept : out_(out) {}
+    explicit string_sink(std::string& out) noexcept : out_(out), start_(out.size()) {}
     bool write(std::string_view bytes) override;
+    [[nodiscard]] bool restartable() const noexcept override { return true; }
+    /// Back to the string as it was when the sink was made.
+    bool restart() override;
 
 private:
     std::string& out_;
+    std::size_t start_;
 };
 
 /// Writes to an open file descriptor (partial writes and EINTR are retried). Does not close it.
@@ -125,6 +138,10 @@ public:
     bool commit();
     [[nodiscard]] std::string error() const override { return error_; }
     [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
+    /// True when it writes a temporary file (not a device or pipe written directly).
+    [[nodiscard]] bool restartable() const noexcept override { return fd_ >= 0 && !temp_.empty(); }
+    /// Empties the temporary file.
+    bool restart() override;
 
 private:
     std::filesystem::path path_, temp_;  // temp_ empty: written directly

@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "mhtml/archive/aggregate.hpp"
@@ -868,6 +870,191 @@ TEST(Repair, RewrittenDocumentCanBeIncomplete) {
     const auto r = repair(in);
     EXPECT_TRUE(has_change(r.report, "reference_rewritten"));
     EXPECT_EQ(r.report.incomplete, std::vector<std::string>{"1"});
+}
+
+// Repairing into a sink that can start over streams (the leaves written while later documents
+// are read) and starts over when a later document widens the output; into one that cannot it
+// plans first. Both give the same octets and the same report.
+repaired repair_unstreamed(const std::string& in, pack::repair_options o = {}) {
+    repaired r;
+    const auto caller = std::this_thread::get_id();
+    pack::callback_sink sink([&](std::string_view v) {
+        EXPECT_EQ(std::this_thread::get_id(), caller);  // a callback: from this thread only
+        r.bytes.append(v);
+        return true;
+    });
+    EXPECT_FALSE(sink.restartable());
+    r.report = pack::repair_bytes(in, sink, o);
+    EXPECT_TRUE(r.report.ok());
+    return r;
+}
+
+void expect_same_report(const pack::repair_report& a, const pack::repair_report& b) {
+    ASSERT_EQ(a.changes.size(), b.changes.size());
+    for (std::size_t i = 0; i < a.changes.size(); ++i) {
+        EXPECT_EQ(a.changes[i].what, b.changes[i].what) << i;
+        EXPECT_EQ(a.changes[i].part, b.changes[i].part) << i;
+        EXPECT_EQ(a.changes[i].offset, b.changes[i].offset) << i;
+        EXPECT_EQ(a.changes[i].why, b.changes[i].why) << i;
+        EXPECT_EQ(a.changes[i].requirement, b.changes[i].requirement) << i;
+    }
+    ASSERT_EQ(a.read.size(), b.read.size());
+    for (std::size_t i = 0; i < a.read.size(); ++i) {
+        EXPECT_EQ(a.read[i].code, b.read[i].code) << i;
+        EXPECT_EQ(a.read[i].part_path, b.read[i].part_path) << i;
+        EXPECT_EQ(a.read[i].offset, b.read[i].offset) << i;
+        EXPECT_EQ(a.read[i].message, b.read[i].message) << i;
+    }
+    EXPECT_EQ(a.incomplete, b.incomplete);
+    EXPECT_EQ(a.unreferenced, b.unreferenced);
+    EXPECT_EQ(a.dropped, b.dropped);
+    EXPECT_EQ(a.inputs, b.inputs);
+    EXPECT_EQ(a.written.bytes, b.written.bytes);
+    ASSERT_EQ(a.written.parts.size(), b.written.parts.size());
+    for (std::size_t i = 0; i < a.written.parts.size(); ++i) {
+        EXPECT_EQ(a.written.parts[i].path, b.written.parts[i].path) << i;
+        EXPECT_EQ(a.written.parts[i].label, b.written.parts[i].label) << i;
+    }
+    ASSERT_EQ(a.written.diagnostics.size(), b.written.diagnostics.size());
+    for (std::size_t i = 0; i < a.written.diagnostics.size(); ++i)
+        EXPECT_EQ(a.written.diagnostics[i].message, b.written.diagnostics[i].message) << i;
+}
+
+// A root of 3 MB of text (a window of its own), then a frame without a label whose reference
+// resolves against another base in the output (thismessage:/ here, MHT-5.6; Chromium gives it
+// none): planning finds that the output widens only when it reads the frame, after the root
+// was written. (Every label is absolute: none widens it before.)
+std::string widens_late() {
+    return "MIME-Version: 1.0\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n"
+           "Content-Type: multipart/related; boundary=\"b\"\r\n\r\n"
+           "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n"
+           "<iframe src=\"cid:f@x\"></iframe><p>" +
+           std::string(3 << 20, 'x') +
+           "</p>\r\n"
+           "--b\r\nContent-Type: text/html\r\nContent-ID: <f@x>\r\n\r\n<img src=\"a.png\">\r\n"
+           "--b\r\nContent-Type: image/png\r\nContent-Location: thismessage:/a.png\r\n\r\n"
+           "PNG\r\n--b--\r\n";
+}
+
+// A sink that can start over, and counts how often it did.
+class counting_sink final : public pack::sink {
+public:
+    bool write(std::string_view v) override {
+        bytes.append(v);
+        return true;
+    }
+    [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
+    [[nodiscard]] bool restartable() const noexcept override { return true; }
+    bool restart() override {
+        bytes.clear();
+        ++restarts;
+        return true;
+    }
+    std::string bytes;
+    int restarts = 0;
+};
+
+TEST(Repair, StreamedOrNotTheOutputIsTheSame) {
+    const std::string clean = clean_archive();
+    std::vector<std::string> inputs = {clean, replace_all(clean, "\r\n", "\n"), widens_late(),
+                                       clean.substr(0, clean.size() / 2)};
+    // Many documents, each in a window of 2 MiB or more of its own: written while read.
+    std::string many =
+        "MIME-Version: 1.0\r\nDate: Tue, 24 Nov 2026 10:00:00 +0000\r\n"
+        "Content-Type: multipart/related; boundary=\"b\"; type=\"text/html\"\r\n\r\n"
+        "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n";
+    for (int k = 0; k < 6; ++k) many += "<iframe src=\"f" + std::to_string(k) + ".html\">";
+    many += "\r\n";
+    for (int k = 0; k < 6; ++k)
+        many += "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/f" +
+                std::to_string(k) + ".html\r\n\r\n<p>" + std::string(1 << 20, 'y') +
+                "</p><img src=\"b.png#x\">\r\n";
+    many += "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/b.png\r\n"
+            "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n--b--\r\n";
+    inputs.push_back(many);
+    pack::repair_options keep, drop, rfc;
+    keep.keep_labels = true;
+    drop.drop_unreferenced = true;  // not streamed
+    rfc.target = pack::repair_target::rfc;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        counting_sink streamed;
+        const auto report = pack::repair_bytes(inputs[i], streamed, {});
+        ASSERT_TRUE(report.ok());
+        // widens_late() starts over (where there is a second CPU to stream with).
+        EXPECT_EQ(streamed.restarts, i == 2 && std::thread::hardware_concurrency() > 1 ? 1 : 0)
+            << i;
+        const auto unstreamed = repair_unstreamed(inputs[i]);
+        EXPECT_EQ(streamed.bytes, unstreamed.bytes) << i;
+        expect_same_report(report, unstreamed.report);
+        for (const auto& o : {keep, drop, rfc}) {
+            counting_sink with;
+            const auto rep = pack::repair_bytes(inputs[i], with, o);
+            ASSERT_TRUE(rep.ok());
+            const auto without = repair_unstreamed(inputs[i], o);
+            EXPECT_EQ(with.bytes, without.bytes) << i;
+            expect_same_report(rep, without.report);
+        }
+    }
+}
+
+TEST(Repair, MHT_4_4_1_OutputThatWidensLateStartsOver) {
+    const std::string in = widens_late();
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    // The frame's relative reference is written absolute (its base in the output is none),
+    // and the output holds each part once.
+    EXPECT_THAT(r.bytes, testing::HasSubstr("<img src=\"thismessage:/a.png\">"));
+    EXPECT_TRUE(has_change(r.report, "reference_rewritten"));
+    EXPECT_EQ(contents(r.bytes).size(), 3u);
+    EXPECT_TRUE(r.report.unreferenced.empty());
+    // Into a file: its temporary file is emptied and written again.
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("mhtml-repair-restart-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    const auto path = dir / "out.mhtml";
+    {
+        pack::file_sink sink(path);
+        ASSERT_TRUE(sink.restartable());
+        const auto rep = pack::repair_bytes(in, sink, {});
+        ASSERT_TRUE(rep.ok());
+        ASSERT_TRUE(sink.commit());
+        expect_same_report(rep, r.report);
+    }
+    std::ifstream f(path, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(f)), {});
+    EXPECT_EQ(written, r.bytes);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(Sinks, RestartDropsWhatWasWritten) {
+    std::string s = "kept";
+    pack::string_sink str(s);
+    ASSERT_TRUE(str.write("gone"));
+    ASSERT_TRUE(str.restart());
+    ASSERT_TRUE(str.write("new"));
+    EXPECT_EQ(s, "keptnew");
+
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("mhtml-sink-restart-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    {
+        pack::file_sink f(dir / "a");
+        ASSERT_TRUE(f.restartable());
+        ASSERT_TRUE(f.write("first attempt, longer"));
+        ASSERT_TRUE(f.restart());
+        ASSERT_TRUE(f.write("second"));
+        ASSERT_TRUE(f.commit());
+    }
+    std::ifstream in(dir / "a", std::ios::binary);
+    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), {}), "second");
+    std::filesystem::remove_all(dir);
+
+    pack::file_sink device("/dev/null");  // written directly: cannot start over
+    EXPECT_FALSE(device.restartable());
+    EXPECT_FALSE(device.restart());
+    pack::fd_sink fd(1);
+    EXPECT_FALSE(fd.restartable());
+    EXPECT_FALSE(fd.restart());
 }
 
 }  // namespace
