@@ -49,8 +49,25 @@ bool write_all(int fd, std::string_view bytes, std::string& error) {
 
 }  // namespace
 
+fd_sink::fd_sink(int fd) noexcept : fd_(fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    const off_t at = ::lseek(fd, 0, SEEK_CUR);
+    if (at >= 0 && at == st.st_size) start_ = at;
+}
+
 bool fd_sink::write(std::string_view bytes) {
     return write_all(fd_, bytes, error_);
+}
+
+bool fd_sink::restart() {
+    if (start_ < 0) return false;
+    if (::ftruncate(fd_, start_) != 0 || ::lseek(fd_, start_, SEEK_SET) != start_) {
+        error_ = std::string("cannot start over: ") + std::generic_category().message(errno);
+        return false;
+    }
+    error_.clear();
+    return true;
 }
 
 bool callback_sink::write(std::string_view bytes) {

@@ -97,13 +97,19 @@ private:
 /// Writes to an open file descriptor (partial writes and EINTR are retried). Does not close it.
 class MHTML_EXPORT fd_sink final : public sink {
 public:
-    explicit fd_sink(int fd) noexcept : fd_(fd) {}
+    explicit fd_sink(int fd) noexcept;
     bool write(std::string_view bytes) override;
     [[nodiscard]] std::string error() const override { return error_; }
     [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
+    /// True when the descriptor is a regular file that ended where it stood when the sink
+    /// was made (nothing after it that starting over would cut off).
+    [[nodiscard]] bool restartable() const noexcept override { return start_ >= 0; }
+    /// Cuts the file back to where it stood when the sink was made.
+    bool restart() override;
 
 private:
     int fd_;
+    std::int64_t start_ = -1;  // the offset to start over from, or -1: cannot
     std::string error_;
 };
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -1052,9 +1053,35 @@ TEST(Sinks, RestartDropsWhatWasWritten) {
     pack::file_sink device("/dev/null");  // written directly: cannot start over
     EXPECT_FALSE(device.restartable());
     EXPECT_FALSE(device.restart());
-    pack::fd_sink fd(1);
-    EXPECT_FALSE(fd.restartable());
-    EXPECT_FALSE(fd.restart());
+    int pipe_fds[2];
+    ASSERT_EQ(::pipe(pipe_fds), 0);
+    {
+        pack::fd_sink pipe_sink(pipe_fds[1]);  // a pipe: cannot
+        EXPECT_FALSE(pipe_sink.restartable());
+        EXPECT_FALSE(pipe_sink.restart());
+    }
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+
+    // A regular file: cut back to where it stood (after what was there before).
+    std::FILE* const tmp = std::tmpfile();
+    ASSERT_NE(tmp, nullptr);
+    const int fd = ::fileno(tmp);
+    ASSERT_EQ(::write(fd, "head:", 5), 5);
+    {
+        pack::fd_sink file(fd);
+        ASSERT_TRUE(file.restartable());
+        ASSERT_TRUE(file.write("a first attempt"));
+        ASSERT_TRUE(file.restart());
+        ASSERT_TRUE(file.write("again"));
+    }
+    char got[32] = {};
+    EXPECT_EQ(::pread(fd, got, sizeof got, 0), 10);
+    EXPECT_EQ(std::string(got), "head:again");
+    // Positioned before the file's end: starting over would cut what follows, so it cannot.
+    ASSERT_EQ(::lseek(fd, 0, SEEK_SET), 0);
+    EXPECT_FALSE(pack::fd_sink(fd).restartable());
+    std::fclose(tmp);
 }
 
 }  // namespace
