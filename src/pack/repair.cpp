@@ -159,6 +159,7 @@ private:
         std::string content_id;           // without brackets
         std::string type;                 // the Content-Type to write
         std::optional<std::string> text;  // a document rewritten (its new octets)
+        document_type doc = document_type::none;  // archive::document_type_of(part)
         bool referenced = false;
         bool cut = false;  // the last part of a multipart without its close delimiter
     };
@@ -340,7 +341,7 @@ void repairer::read_documents(std::size_t from, std::size_t to,
     std::vector<std::size_t> todo;
     std::uint64_t bytes = 0;
     for (std::size_t i = from; i < to; ++i)
-        if (archive::document_type_of(leaves_[i].part) != document_type::none) {
+        if (leaves_[i].doc != document_type::none) {
             todo.push_back(i);
             bytes += leaves_[i].part.raw_body().size();
         }
@@ -393,7 +394,7 @@ void repairer::rewrite_references(leaf& d, std::optional<archive::document_text>
     for (std::size_t i = 0; i < doc.scan.refs.size(); ++i) {
         const html::reference& r = doc.scan.refs[i];
         if (doc.scan.base && *doc.scan.base == i) continue;
-        const archive::resolution res = archive::document_type_of(d.part) == doc.type
+        const archive::resolution res = d.doc == doc.type
                                             ? ar_.resolve(d.part, r)
                                             : ar_.resolve(d.part, std::string_view(r.url));
         if (!res.target || res.same_document || res.from_store) continue;
@@ -422,7 +423,7 @@ void repairer::rewrite_references(leaf& d, std::optional<archive::document_text>
             continue;  // nothing names it
         }
         const std::string_view frag = fragment_of(url);
-        const document_type target_type = archive::document_type_of(t.part);
+        const document_type target_type = t.doc;
         // Chromium looks a resource up with its fragment: only a document keeps one.
         const bool keep_fragment =
             target_type == document_type::html || target_type == document_type::svg;
@@ -721,6 +722,7 @@ bool repairer::plan(stream_to* st) {
     leaves_.reserve(order.size());
     for (const mime::part_view& p : order) {
         leaf l(p);
+        l.doc = archive::document_type_of(p);
         l.label = label_of(p);
         // One label per part, and two labels are the same resource when they differ only in
         // their fragment (MHT-8.2.4).
@@ -796,7 +798,7 @@ bool repairer::plan(stream_to* st) {
     for (std::size_t from = 0; from < leaves_.size();) {
         std::size_t to = from;
         for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < window; ++to)
-            if (archive::document_type_of(leaves_[to].part) != document_type::none)
+            if (leaves_[to].doc != document_type::none)
                 bytes += leaves_[to].part.raw_body().size();
         read_documents(from, to, docs);
         for (std::size_t i = from; i < to; ++i)
