@@ -155,10 +155,10 @@ private:
     struct leaf {
         explicit leaf(mime::part_view p) : part(p) {}
         mime::part_view part;
-        std::string label;                // as written in the output ("" = none)
-        std::string content_id;           // without brackets
-        std::string type;                 // the Content-Type to write
-        std::optional<std::string> text;  // a document rewritten (its new octets)
+        std::string label;                        // as written in the output ("" = none)
+        std::string content_id;                   // without brackets
+        std::string type;                         // the Content-Type to write
+        std::optional<std::string> text;          // a document rewritten (its new octets)
         document_type doc = document_type::none;  // archive::document_type_of(part)
         bool referenced = false;
         bool cut = false;  // the last part of a multipart without its close delimiter
@@ -168,8 +168,8 @@ private:
                 std::string requirement) {
         change(rep_, std::move(what), p, offset, std::move(why), std::move(requirement));
     }
-    void change(repair_report& to, std::string what, const mime::part_view& p,
-                std::uint64_t offset, std::string why, std::string requirement) const {
+    void change(repair_report& to, std::string what, const mime::part_view& p, std::uint64_t offset,
+                std::string why, std::string requirement) const {
         to.changes.push_back({std::move(what), in_path(p), from_ ? in_offset(p) : offset,
                               std::move(why), std::move(requirement)});
     }
@@ -798,8 +798,7 @@ bool repairer::plan(stream_to* st) {
     for (std::size_t from = 0; from < leaves_.size();) {
         std::size_t to = from;
         for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < window; ++to)
-            if (leaves_[to].doc != document_type::none)
-                bytes += leaves_[to].part.raw_body().size();
+            if (leaves_[to].doc != document_type::none) bytes += leaves_[to].part.raw_body().size();
         read_documents(from, to, docs);
         for (std::size_t i = from; i < to; ++i)
             rewrite_references(leaves_[i], docs.empty() ? std::nullopt : std::move(docs[i - from]));

@@ -112,8 +112,8 @@ bool file_sink::write(std::string_view bytes) {
 bool file_sink::restart() {
     if (!restartable()) return false;
     if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
-        error_ = "cannot start " + temp_.string() +
-                 " over: " + std::generic_category().message(errno);
+        error_ =
+            "cannot start " + temp_.string() + " over: " + std::generic_category().message(errno);
         return false;
     }
     error_.clear();

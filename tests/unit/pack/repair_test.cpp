@@ -964,14 +964,16 @@ TEST(Repair, StreamedOrNotTheOutputIsTheSame) {
     for (int k = 0; k < 6; ++k) many += "<iframe src=\"f" + std::to_string(k) + ".html\">";
     many += "\r\n";
     for (const char* name : {"early", "none"})
-        many += std::string("--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/") +
-                name + ".png\r\n\r\nPNG\r\n";
+        many +=
+            std::string("--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/") +
+            name + ".png\r\n\r\nPNG\r\n";
     for (int k = 0; k < 6; ++k)
         many += "--b\r\nContent-Type: text/html\r\nContent-Location: http://x.example/f" +
                 std::to_string(k) + ".html\r\n\r\n<p>" + std::string(1 << 20, 'y') +
                 "</p><img src=\"" + (k == 5 ? "early.png" : "b.png#x") + "\">\r\n";
-    many += "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/b.png\r\n"
-            "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n--b--\r\n";
+    many +=
+        "--b\r\nContent-Type: image/png\r\nContent-Location: http://x.example/b.png\r\n"
+        "Content-Transfer-Encoding: base64\r\n\r\nAAEC\r\n--b--\r\n";
     inputs.push_back(many);
     pack::repair_options keep, drop, rfc;
     keep.keep_labels = true;
