@@ -784,7 +784,8 @@ bool repairer::plan(stream_to* st) {
     // The documents are read a window at a time (up to 16 MiB of their bodies, then held
     // decoded until they are rewritten), by two threads; rewritten in order here. With a
     // stream, the leaves of a window are written while the next is read, and the window is
-    // 2 MiB, so that writing starts early (on large, 2 MiB did better than 1, 4 and 16).
+    // 2 MiB, so that writing starts early (on large, 2 MiB did better than 1 and 4, and than
+    // 16 MiB without streaming).
     std::unique_ptr<stream>* const s = st ? st->s : nullptr;
     if (s && !(st->may_widen && widens_)) {
         try {
@@ -821,16 +822,22 @@ bool repairer::plan(stream_to* st) {
 
 repairer::outcome repairer::plan_and_write(sink& out, bool may_widen) {
     // Streamed where that is safe: into a sink that may be written from another thread (a
-    // string_sink may: the caller waits here while it is written); not when the last document
-    // may still leave a part out (drop_unreferenced), nor into a sink that cannot start over
-    // when the output may yet turn out to need a first pass.
+    // string_sink may: the caller waits here while it is written), unless the writer is to
+    // use one thread (write_behind off); not when the last document may still leave a part
+    // out (drop_unreferenced), nor into a sink that cannot start over when the output may
+    // yet turn out to need a first pass.
     std::unique_ptr<stream> s;
     stream_to st{&s, &out, may_widen};
-    const bool streams = !opt_.drop_unreferenced && std::thread::hardware_concurrency() > 1 &&
+    const bool streams = !opt_.drop_unreferenced && opt_.write.write_behind &&
+                         std::thread::hardware_concurrency() > 1 &&
                          (out.writes_from_any_thread() || dynamic_cast<string_sink*>(&out)) &&
                          (!may_widen || out.restartable());
     try {
         if (!plan(streams ? &st : nullptr)) return outcome::no_parts;
+        if (s) {  // streamed (not abandoned): what the writing thread threw is thrown here
+            take(s->finish());
+            return outcome::written;
+        }
     } catch (...) {
         if (s) {  // no part of an archive left behind where the sink can drop it
             s.reset();
@@ -846,10 +853,6 @@ repairer::outcome repairer::plan_and_write(sink& out, bool may_widen) {
             return outcome::written;  // failed: the caller reports it
         }
         return outcome::abandoned;
-    }
-    if (s) {
-        take(s->finish());
-        return outcome::written;
     }
     if (may_widen && widens_) return outcome::planned;
     write(out);

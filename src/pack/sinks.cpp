@@ -49,7 +49,10 @@ bool write_all(int fd, std::string_view bytes, std::string& error) {
 
 }  // namespace
 
-fd_sink::fd_sink(int fd) noexcept : fd_(fd) {
+fd_sink::fd_sink(int fd, bool may_restart) noexcept : fd_(fd) {
+    if (!may_restart) return;
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY) return;
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
     const off_t at = ::lseek(fd, 0, SEEK_CUR);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli_support.hpp"
+#include "support/repair_inputs.hpp"
 
 namespace mhtml {
 namespace {
@@ -73,6 +74,24 @@ TEST(RepairCli, StandardInputToStandardOutputAndIdempotent) {
     const auto b = run_cli({"repair", "-", "-o", "-"}, &a.out);
     EXPECT_EQ(b.status, 0);
     EXPECT_EQ(b.out, a.out);
+}
+
+// An output that turns out to need a first pass only once a later document is read: the CLI's
+// spool for -o - starts over (fd_sink, may_restart), and standard output gets the archive
+// once, the same as a file gets it.
+TEST(RepairCli, StandardOutputOfAnOutputThatWidensLate) {
+    const std::string in = test::widens_late();
+    const auto dash = run_cli({"repair", "-", "-o", "-"}, &in);
+    EXPECT_EQ(dash.status, 0);
+    const std::string path = temp_file(in, ".mht");
+    const std::string out = path + ".out.mhtml";
+    EXPECT_EQ(run_cli({"repair", path, "-o", out}).status, 0);
+    const std::string file = read(out);
+    EXPECT_TRUE(dash.out == file);  // megabytes: not printed
+    EXPECT_THAT(file, testing::HasSubstr("<img src=\"thismessage:/a.png\">"));
+    EXPECT_EQ(file.find("MIME-Version"), file.rfind("MIME-Version"));  // one archive
+    fs::remove(path);
+    fs::remove(out);
 }
 
 TEST(RepairCli, DropUnreferencedAndTargetRfc) {

@@ -124,7 +124,7 @@ int run_repair(repair_cli_options o) {
     if (to_stdout) {
         spool.reset(std::tmpfile());
         if (!spool) return fail(o, "io_error", "cannot create a temporary file to spool into");
-        pack::fd_sink sink(::fileno(spool.get()));
+        pack::fd_sink sink(::fileno(spool.get()), /*may_restart=*/true);  // ours alone
         r = pack::repair_bytes(in->bytes(), sink, ro, po);
         if (!r.ok() && r.written.error->code == diag_code::no_mime_structure)
             return fail(o, "no_parts", o.in + ": " + r.written.error->message);

@@ -103,7 +103,11 @@ struct repair_report {
     [[nodiscard]] bool ok() const noexcept { return written.ok(); }
 };
 
-/// Repairs `doc` into `out`.
+/// Repairs `doc` into `out`. Where `out` can start over (sink::restartable) and may be
+/// written from another thread (sink::writes_from_any_thread, or a string_sink), the parts
+/// are written on a thread of their own while later documents are still read; if the output
+/// then turns out to need a first pass, `out` is started over (sink::restart) and written
+/// again. An exception while so writing starts `out` over before it is thrown on.
 MHTML_EXPORT repair_report repair(const mime::document& doc, sink& out,
                                   const repair_options& options = {});
 

@@ -69,8 +69,8 @@ public:
     /// (and large copied bodies) handed to it, in order, while the next is encoded
     /// (writer_options::write_behind).
     [[nodiscard]] virtual bool writes_from_any_thread() const noexcept { return false; }
-    /// True if restart() can drop what was written so far (a string, or a file_sink's
-    /// temporary file); false by default.
+    /// True if restart() can drop what was written so far (a string_sink, a file_sink's
+    /// temporary file, an fd_sink made so); false by default.
     [[nodiscard]] virtual bool restartable() const noexcept { return false; }
     /// Drops everything written so far, so that the output can begin again (after a writer
     /// was abandoned: pack::repair does so when a streamed output turns out to need a first
@@ -97,12 +97,15 @@ private:
 /// Writes to an open file descriptor (partial writes and EINTR are retried). Does not close it.
 class MHTML_EXPORT fd_sink final : public sink {
 public:
-    explicit fd_sink(int fd) noexcept;
+    /// `may_restart`: the descriptor is the caller's own (no other code writes to the file),
+    /// and restart() may cut the file back to where it stood when the sink was made. Honoured
+    /// only for a regular file open for writing and positioned at its end.
+    explicit fd_sink(int fd, bool may_restart = false) noexcept;
     bool write(std::string_view bytes) override;
     [[nodiscard]] std::string error() const override { return error_; }
     [[nodiscard]] bool writes_from_any_thread() const noexcept override { return true; }
-    /// True when the descriptor is a regular file that ended where it stood when the sink
-    /// was made (nothing after it that starting over would cut off).
+    /// True when made with `may_restart` on a regular file open for writing that ended where
+    /// it stood (nothing after it that starting over would cut off).
     [[nodiscard]] bool restartable() const noexcept override { return start_ >= 0; }
     /// Cuts the file back to where it stood when the sink was made.
     bool restart() override;
