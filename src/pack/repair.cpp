@@ -207,11 +207,11 @@ private:
     void incomplete(repair_report& to, const leaf& l, bool lost_octets) const;
     class writing;
     class stream;
-    struct stream_to {
-        std::unique_ptr<stream>* s;
-        sink* out;
+    struct stream_to {  // where plan() streams the leaves it has planned
+        sink& out;
         bool may_widen;
-        bool abandoned = false;
+        std::unique_ptr<stream> s;  // while streaming
+        bool abandoned = false;     // streamed in part, then widened
     };
     bool plan(stream_to* st);
     void take(repair_report&& written);
@@ -614,8 +614,8 @@ void repairer::write(sink& out) {
 
 // The leaves written on a thread of their own as planning gets past them (ready()): the
 // leaves before `ready` are no longer changed by planning, except for `referenced`, which
-// writing does not read here (no drop_unreferenced). abandon() stops it, and the sink then
-// holds a part of an archive.
+// writing does not read here (no drop_unreferenced). Destroyed before finish(), it stops after
+// the leaf being written, and the sink then holds a part of an archive.
 class repairer::stream {
 public:
     stream(repairer& r, sink& out) : wr_(r, out, true), total_(r.leaves_.size()) {
@@ -623,7 +623,16 @@ public:
     }
     stream(const stream&) = delete;
     stream& operator=(const stream&) = delete;
-    ~stream() { abandon(); }
+    /// Stops the thread after the leaf being written (when finish() has not), then the writer
+    /// and its write-behind thread: nothing is written to the sink after.
+    ~stream() {
+        {
+            std::lock_guard lock(m_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
     /// Leaves [0, n) are planned.
     void ready(std::size_t n) {
         {
@@ -640,16 +649,6 @@ public:
         if (error_) std::rethrow_exception(error_);
         wr_.finish();
         return std::move(wr_.found);
-    }
-    /// Stops the thread after the leaf being written. The writer's output is incomplete, and
-    /// its write-behind thread may still be writing it until the stream is destroyed.
-    void abandon() noexcept {
-        {
-            std::lock_guard lock(m_);
-            stop_ = true;
-        }
-        cv_.notify_all();
-        if (thread_.joinable()) thread_.join();
     }
 
 private:
@@ -786,15 +785,15 @@ bool repairer::plan(stream_to* st) {
     // stream, the leaves of a window are written while the next is read, and the window is
     // 2 MiB, so that writing starts early (on large, 2 MiB did better than 1 and 4, and than
     // 16 MiB without streaming).
-    std::unique_ptr<stream>* const s = st ? st->s : nullptr;
-    if (s && !(st->may_widen && widens_)) {
+    if (st && !(st->may_widen && widens_)) {
         try {
-            *s = std::make_unique<stream>(*this, *st->out);
+            st->s = std::make_unique<stream>(*this, st->out);
         } catch (const std::exception&) {
             // no thread (or no memory for one): written after planning
         }
     }
-    const std::uint64_t window = (s && *s ? std::uint64_t{2} : std::uint64_t{16}) << 20;
+    const bool streaming = st && st->s;
+    const std::uint64_t window = (streaming ? std::uint64_t{2} : std::uint64_t{16}) << 20;
     std::vector<std::optional<archive::document_text>> docs;
     for (std::size_t from = 0; from < leaves_.size();) {
         std::size_t to = from;
@@ -804,15 +803,14 @@ bool repairer::plan(stream_to* st) {
         for (std::size_t i = from; i < to; ++i)
             rewrite_references(leaves_[i], docs.empty() ? std::nullopt : std::move(docs[i - from]));
         from = to;
-        if (s && *s) {
+        if (streaming) {
             if (st->may_widen && widens_) {
                 // What was written is not the output after all: a first pass is.
-                (*s)->abandon();
-                s->reset();
+                st->s.reset();  // stops the thread, then the writer
                 st->abandoned = true;
                 return true;
             }
-            (*s)->ready(to);
+            st->s->ready(to);
         }
     }
     for (const leaf& l : leaves_)
@@ -826,21 +824,20 @@ repairer::outcome repairer::plan_and_write(sink& out, bool may_widen) {
     // use one thread (write_behind off); not when the last document may still leave a part
     // out (drop_unreferenced), nor into a sink that cannot start over when the output may
     // yet turn out to need a first pass.
-    std::unique_ptr<stream> s;
-    stream_to st{&s, &out, may_widen};
+    stream_to st{out, may_widen, nullptr};
     const bool streams = !opt_.drop_unreferenced && opt_.write.write_behind &&
                          std::thread::hardware_concurrency() > 1 &&
                          (out.writes_from_any_thread() || dynamic_cast<string_sink*>(&out)) &&
                          (!may_widen || out.restartable());
     try {
         if (!plan(streams ? &st : nullptr)) return outcome::no_parts;
-        if (s) {  // streamed (not abandoned): what the writing thread threw is thrown here
-            take(s->finish());
+        if (st.s) {  // streamed (not abandoned): what the writing thread threw is thrown here
+            take(st.s->finish());
             return outcome::written;
         }
     } catch (...) {
-        if (s) {  // no part of an archive left behind where the sink can drop it
-            s.reset();
+        if (st.s) {  // no part of an archive left behind where the sink can drop it
+            st.s.reset();
             (void)out.restart();
         }
         throw;

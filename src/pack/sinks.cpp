@@ -47,6 +47,17 @@ bool write_all(int fd, std::string_view bytes, std::string& error) {
     return true;
 }
 
+// Cuts the file `fd` writes back to `at` and writes on from there (restart()).
+bool cut_back(int fd, off_t at, std::string_view what, std::string& error) {
+    if (::ftruncate(fd, at) != 0 || ::lseek(fd, at, SEEK_SET) != at) {
+        error = "cannot start " + std::string(what) +
+                " over: " + std::generic_category().message(errno);
+        return false;
+    }
+    error.clear();
+    return true;
+}
+
 }  // namespace
 
 fd_sink::fd_sink(int fd, bool may_restart) noexcept : fd_(fd) {
@@ -64,13 +75,7 @@ bool fd_sink::write(std::string_view bytes) {
 }
 
 bool fd_sink::restart() {
-    if (start_ < 0) return false;
-    if (::ftruncate(fd_, start_) != 0 || ::lseek(fd_, start_, SEEK_SET) != start_) {
-        error_ = std::string("cannot start over: ") + std::generic_category().message(errno);
-        return false;
-    }
-    error_.clear();
-    return true;
+    return start_ >= 0 && cut_back(fd_, start_, "the output", error_);
 }
 
 bool callback_sink::write(std::string_view bytes) {
@@ -113,14 +118,7 @@ bool file_sink::write(std::string_view bytes) {
 }
 
 bool file_sink::restart() {
-    if (!restartable()) return false;
-    if (::ftruncate(fd_, 0) != 0 || ::lseek(fd_, 0, SEEK_SET) != 0) {
-        error_ =
-            "cannot start " + temp_.string() + " over: " + std::generic_category().message(errno);
-        return false;
-    }
-    error_.clear();
-    return true;
+    return restartable() && cut_back(fd_, 0, temp_.string(), error_);
 }
 
 bool file_sink::commit() {
