@@ -930,9 +930,24 @@ struct writer::state {
             return false;
         }
         // A field that fits on its line and has no line end is written as it is (what
-        // fold_field would make of it), without a string of its own.
+        // fold_field would make of it), without a string of its own. (check_field refuses a
+        // CR without its LF, so a value without LF has no line end.)
         if (name.size() + 2 + value.size() <= fold_width &&
-            ascii::find_first_of(value, "\r\n") == std::string_view::npos) {
+            value.find('\n') == std::string_view::npos) {
+            if (buf.size() - used >= name.size() + value.size() + 4 && !failed) {
+                // The usual case: the line fits in the buffer, copied at once.
+                char* o = buf.data() + used;
+                std::memcpy(o, name.data(), name.size());
+                o += name.size();
+                *o++ = ':';
+                *o++ = ' ';
+                std::memcpy(o, value.data(), value.size());
+                o += value.size();
+                *o++ = '\r';
+                *o++ = '\n';
+                used = static_cast<std::size_t>(o - buf.data());
+                return true;
+            }
             put(name);
             put(": ");
             put(value);
@@ -980,7 +995,8 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     p.reset();
     p.index = index;
     p.res = &r;
-    const std::string where = "#" + std::to_string(index);
+    // The resource by its number, in a diagnostic of one left out.
+    const auto where = [index] { return "#" + std::to_string(index); };
     mime::value_issues issues;
     const mime::content_type ct = parse_content_type(
         r.content_type.empty() ? std::string_view("application/octet-stream") : r.content_type,
@@ -1040,7 +1056,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
             f = std::move(*preloaded);
         if (f.error.empty() && whole) f.read_whole();
         if (!f.error.empty()) {
-            diag(severity::error, diag_code::resource_unreadable, where,
+            diag(severity::error, diag_code::resource_unreadable, where(),
                  "cannot read " + r.file.string() + ": " + f.error + "; the resource is left out");
             return false;
         }
@@ -1061,7 +1077,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
             const bool limit = st == detail::decode_status::limit;
             diag(severity::error,
                  limit ? diag_code::decompression_limit : diag_code::content_encoding_invalid,
-                 where,
+                 where(),
                  limit ? "Content-Encoding " + r.content_encoding + " decodes to more than " +
                              std::to_string(opt.max_decoded_size) +
                              " octets; the resource is left out"
@@ -1114,7 +1130,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         }
         const text_stats st = measure(p.body());
         if (st.high != 0 || st.nul != 0 || st.max_line > 998 || has_delimiter(p.body(), boundary)) {
-            diag(severity::error, diag_code::resource_unreadable, where,
+            diag(severity::error, diag_code::resource_unreadable, where(),
                  "a message/external-body must be 7bit (RFC 2046 5.2.3) and this one is not (or "
                  "holds the boundary); the resource is left out");
             return false;
@@ -1165,7 +1181,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
                 off += static_cast<std::uint64_t>(n);
             }
             if (off != p.size) {
-                diag(severity::error, diag_code::resource_unreadable, where,
+                diag(severity::error, diag_code::resource_unreadable, where(),
                      "cannot read " + r.file.string() + "; the resource is left out");
                 p.close_file();
                 return false;

@@ -2,6 +2,7 @@
 #include "uri/percent_encode.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "mhtml/mime/charset.hpp"
 #include "mhtml/mime/rfc2047.hpp"
@@ -19,7 +20,7 @@ constexpr std::size_t max_line = 78;      // RFC 5322 §2.1.1 SHOULD
 using text::is_lwsp;
 
 // RFC 2017 §3.1 step 1: SPACE, CTLs, '"', '\\' and 8-bit octets.
-bool needs_escape(char ch) noexcept {
+constexpr bool needs_escape(char ch) noexcept {
     auto c = static_cast<unsigned char>(ch);
     return c <= 0x20 || c >= 0x7F || c == '"' || c == '\\';
 }
@@ -245,12 +246,19 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
                                  std::string_view document_charset, bool force_encoded_words,
                                  std::size_t bare_line_limit) {
     header_uri_text out;
+    static constexpr auto escaped = [] {
+        std::array<bool, 256> t{};
+        for (int c = 0; c < 256; ++c) t[c] = needs_escape(static_cast<char>(c));
+        return t;
+    }();
     bool offending = force_encoded_words;
-    bool eight_bit = false;
-    for (char ch : uri) {
-        offending |= needs_escape(ch);
-        eight_bit |= static_cast<unsigned char>(ch) >= 0x80;
+    unsigned char any = 0;  // the octets or'ed: 0x80 set where one is 8-bit
+    for (const char ch : uri) {
+        const auto c = static_cast<unsigned char>(ch);
+        offending |= escaped[c];
+        any |= c;
     }
+    const bool eight_bit = any >= 0x80;
     // A reader would decode an encoded-word or drop a comment (MHT-4.4.2.3), so such text is
     // encoded too; so is a value that starts like the quoted form.
     offending |= has_encoded_word(uri) || uri.starts_with('(');

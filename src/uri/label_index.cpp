@@ -1,5 +1,6 @@
 #include "mhtml/uri/label_index.hpp"
 
+#include <array>
 #include <cctype>
 #include <mutex>
 
@@ -27,8 +28,13 @@ std::optional<std::string> tail_key(std::string_view u, bool backslash) {
     // Most labels: http: or https:, in printable ASCII without '%' or a backslash (so nothing
     // below changes an octet but the case): the last segment after the host.
     if (u.starts_with("http://") || u.starts_with("https://")) {
+        static constexpr auto plain_octet = [] {
+            std::array<bool, 256> t{};
+            for (int c = 0x21; c < 0x7f; ++c) t[c] = c != '%' && c != '\\';
+            return t;
+        }();
         bool plain = true;
-        for (const char c : u) plain &= c > 0x20 && c < 0x7f && c != '%' && c != '\\';
+        for (const char c : u) plain &= plain_octet[static_cast<unsigned char>(c)];
         if (plain) {
             std::size_t host = u.find("//") + 2;
             while (host < u.size() && u[host] == '/') ++host;

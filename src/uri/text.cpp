@@ -1,5 +1,6 @@
 #include "text.hpp"
 
+#include <array>
 #include <vector>
 
 #include "mhtml/ascii.hpp"
@@ -32,10 +33,26 @@ bool is_fictitious_scheme(std::string_view s) noexcept {
 }
 
 std::size_t scheme_length(std::string_view uri) noexcept {
-    std::size_t colon = ascii::find_first_of(uri, ":/?#");
-    if (colon == std::string_view::npos || uri[colon] != ':') return 0;
-    std::string_view scheme = uri.substr(0, colon);
-    return is_scheme(scheme) || is_fictitious_scheme(scheme) ? colon : 0;
+    // A scheme is letters, digits, '+', '-' and '.' after a letter (RFC 3986 3.1), or the
+    // `this_message` alias: an octet of any other kind before the first ':' means there is
+    // none (':', '/', '?' and '#' end the search, and no scheme has the others).
+    static constexpr auto kind = [] {
+        std::array<unsigned char, 256> t{};  // 1: a scheme octet, 2: '_'
+        for (int c = 0; c < 256; ++c)
+            t[c] = is_alnum(static_cast<char>(c)) || c == '+' || c == '-' || c == '.' ? 1 : 0;
+        t['_'] = 2;
+        return t;
+    }();
+    std::size_t colon = 0;
+    unsigned char seen = 0;
+    while (colon < uri.size()) {
+        const unsigned char k = kind[static_cast<unsigned char>(uri[colon])];
+        if (k == 0) break;
+        seen |= k;
+        ++colon;
+    }
+    if (colon == 0 || colon == uri.size() || uri[colon] != ':' || !is_alpha(uri[0])) return 0;
+    return (seen & 2) == 0 || is_fictitious_scheme(uri.substr(0, colon)) ? colon : 0;
 }
 
 std::size_t comment_end(std::string_view s, std::size_t open) noexcept {

@@ -7,9 +7,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace mhtml::uri {
 namespace {
@@ -140,6 +144,57 @@ TEST(Rfc3986, SplitReference) {
     EXPECT_TRUE(q.query.empty());
     EXPECT_TRUE(split_reference("this_message:/x").has_scheme);
     EXPECT_FALSE(split_reference("th_is:/x").has_scheme);
+}
+
+// The split scans an authority sixteen octets at a time and a scheme by a table: the same
+// answers as RFC 3986 appendix B read octet by octet, at every length around the steps.
+TEST(Rfc3986, SplitReferenceAtEveryAuthorityLengthAndSchemeEdge) {
+    const auto appendix_b = [](std::string_view ref) {
+        reference_parts r;
+        const std::size_t colon = ref.find_first_of(":/?#");
+        if (colon != std::string_view::npos && ref[colon] == ':' && colon > 0) {
+            const std::string_view scheme = ref.substr(0, colon);
+            bool ok = std::isalpha(static_cast<unsigned char>(scheme[0])) != 0;
+            for (const char c : scheme)
+                ok = ok && (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' ||
+                            c == '-' || c == '.');
+            ok = ok || is_fictitious_scheme(scheme);
+            if (ok) {
+                r.scheme = scheme;
+                r.has_scheme = true;
+                ref.remove_prefix(colon + 1);
+            }
+        }
+        if (ref.starts_with("//")) {
+            const std::size_t end = std::min(ref.find_first_of("/?#", 2), ref.size());
+            r.authority = ref.substr(2, end - 2);
+            r.has_authority = true;
+            ref.remove_prefix(end);
+        }
+        return std::pair{r, ref};
+    };
+    std::vector<std::string> refs = {"",         ":",          ":x",      "a:",    "1a:b",
+                                     "_a:b",     "a_b:c",      "a b:c",   "a%:b",  "+a:b",
+                                     "a+-.9:b",  "THIS_MESSAGE:/x",       "this_messagex:/",
+                                     "a/b:c",    "a?b:c",      "a#b:c",   "//",    "x://"};
+    for (std::size_t n = 0; n < 40; ++n)
+        for (const char* end : {"", "/p", "?q", "#f", "/p?q#f"}) {
+            refs.push_back("http://" + std::string(n, 'h') + end);
+            refs.push_back("//" + std::string(n, 'a') + end);
+        }
+    for (const std::string& ref : refs) {
+        SCOPED_TRACE(ref);
+        const auto [want, rest] = appendix_b(ref);
+        const reference_parts got = split_reference(ref);
+        EXPECT_EQ(got.has_scheme, want.has_scheme);
+        EXPECT_EQ(got.scheme, want.scheme);
+        EXPECT_EQ(is_absolute(ref), want.has_scheme);
+        EXPECT_EQ(got.has_authority, want.has_authority);
+        EXPECT_EQ(got.authority, want.authority);
+        EXPECT_EQ(std::string(got.path) + (got.has_query ? "?" + std::string(got.query) : "") +
+                      (got.has_fragment ? "#" + std::string(got.fragment) : ""),
+                  rest);
+    }
 }
 
 TEST(Rfc3986, RemoveDotSegmentsIsLiteral) {
