@@ -132,9 +132,26 @@ parameter_list parse_parameters(std::string_view s, std::size_t i, value_issues&
         need_separator = true;
     }
 
-    // RFC 2231 §3, §4: assemble name*0, name*1*, ... and decode name*=charset'lang'value.
     parameter_list out;
     auto& items = out.items();
+    // Most fields have a few plain parameters (no RFC 2231 '*'): a repeat is found by
+    // comparing names, without the hashed sets a field of thousands needs.
+    if (raw.size() <= 8 && std::none_of(raw.begin(), raw.end(), [](const raw_param& p) {
+            return p.name.find('*') != std::string::npos;
+        })) {
+        for (raw_param& p : raw) {
+            if (std::any_of(items.begin(), items.end(),
+                            [&](const parameter& x) { return x.name == p.name; })) {
+                issues.duplicate_parameter = true;  // the first occurrence wins, as in GMime
+                continue;
+            }
+            std::string value = p.value;
+            items.push_back(
+                {std::move(p.name), std::move(value), std::move(p.value), {}, {}, false, p.quoted});
+        }
+        return out;
+    }
+    // RFC 2231 §3, §4: assemble name*0, name*1*, ... and decode name*=charset'lang'value.
     struct piece {
         unsigned index;
         bool extended;

@@ -26,6 +26,8 @@
 #include "mhtml/ascii.hpp"
 #include "mhtml/detail/string_index.hpp"
 #include "mhtml/html/rewrite.hpp"
+#include "mhtml/mime/base64.hpp"
+#include "mhtml/mime/quoted_printable.hpp"
 #include "mhtml/mime/rfc2047.hpp"
 #include "mhtml/uri/header_value.hpp"
 #include "mhtml/uri/reference.hpp"
@@ -162,7 +164,14 @@ private:
         document_type doc = document_type::none;  // archive::document_type_of(part)
         bool referenced = false;
         bool cut = false;  // the last part of a multipart without its close delimiter
+        resource::encoded_check checked;  // its body's form, where it is copied (check())
     };
+    /// Whether leaf `i`'s body is copied as it is: base64 or quoted-printable in the writer's
+    /// own form is not decoded and encoded again (the writer checks the form).
+    [[nodiscard]] bool copies(std::size_t i) const;
+    /// Checks the form of leaf `i`'s body where it is copied, on the thread that plans, so that
+    /// the thread that writes does not (the writer's costliest step on small parts).
+    void check(std::size_t i);
 
     void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
                 std::string requirement) {
@@ -229,10 +238,10 @@ void repairer::incomplete(repair_report& to, const leaf& l, bool lost_octets) co
 }
 
 // Lines of 76 characters and CRLF, and a shorter last one: the shape of the writer's base64,
-// so probably copied as it is. Only the first and the last line ends are looked at here: the
-// writer checks every line and octet (mime::canonical_base64_size) as it copies, and decodes
-// the body when that fails (then write() decodes it too, to see whether octets were lost). A
-// body read once, not twice, on its way through.
+// so probably copied as it is. Only the first and the last line ends are looked at here:
+// every line and octet is checked once (mime::canonical_base64_size, by repairer::check as
+// planning passes, for the writer), and the writer decodes the body when that fails (then
+// writing decodes it too, to see whether octets were lost).
 bool base64_lines(std::string_view b) {
     if (b.ends_with("\r\n")) b.remove_suffix(2);
     const std::size_t last = b.size() % 78;
@@ -374,6 +383,8 @@ void repairer::read_documents(std::size_t from, std::size_t to,
 }
 
 void repairer::rewrite_references(leaf& d, std::optional<archive::document_text> read) {
+    // No document (d.doc is what read_document would find) and none to scan as one.
+    if (d.doc == document_type::none && !d.type.starts_with("text/html")) return;
     archive::document_text doc = read ? std::move(*read) : ar_.read_document(d.part);
     if (doc.type == document_type::none) {
         // A root written text/html that its type hid from the reader (root_type): scanned as
@@ -527,19 +538,34 @@ private:
     std::string body_;  // a decoded body's buffer, reused
 };
 
+bool repairer::copies(std::size_t i) const {
+    const leaf& l = leaves_[i];
+    const bool text = l.type.starts_with("text/");
+    return i > 0 && !l.text && !is_external_body(l.part) &&
+           ((!text && l.part.encoding() == mime::transfer_encoding::base64 &&
+             base64_lines(l.part.raw_body())) ||
+            (text && l.part.encoding() == mime::transfer_encoding::quoted_printable));
+}
+
+void repairer::check(std::size_t i) {
+    // Where the writer would check it: not when it needs the octets anyway.
+    if (!copies(i) || opt_.write.content_md5 || opt_.write.external_over != 0) return;
+    leaf& l = leaves_[i];
+    const std::string_view body = l.part.raw_body();
+    l.checked.size = l.part.encoding() == mime::transfer_encoding::base64
+                         ? mime::canonical_base64_size(body)
+                         : mime::canonical_qp(body);
+    l.checked.done = true;
+}
+
 bool repairer::writing::put(std::size_t i) {
     leaf& l = r_.leaves_[i];  // written once: its strings move into the resource
     if (i > 0 && r_.opt_.drop_unreferenced && !l.referenced) {  // not read when streaming
         found.dropped.push_back(r_.in_path(l.part));
         return true;
     }
-    // Base64 or quoted-printable in the writer's own form is copied as it is (no decoding, no
-    // encoding): the writer checks the form.
     const bool text = l.type.starts_with("text/");
-    const bool copy = i > 0 && !l.text && !is_external_body(l.part) &&
-                      ((!text && l.part.encoding() == mime::transfer_encoding::base64 &&
-                        base64_lines(l.part.raw_body())) ||
-                       (text && l.part.encoding() == mime::transfer_encoding::quoted_printable));
+    const bool copy = r_.copies(i);
     resource r;
     // Planning reads other leaves' labels and Content-IDs (never their types or texts).
     r.label = shared_ ? l.label : std::move(l.label);
@@ -570,8 +596,10 @@ bool repairer::writing::put(std::size_t i) {
         }
     } else if (copy && text) {
         r.qp_body = l.part.raw_body();
+        r.checked = l.checked;
     } else if (copy) {
         r.base64_body = l.part.raw_body();
+        r.checked = l.checked;
     } else {
         body_.clear();
         // What decoding recovered (an octet outside the alphabet, a cut quantum) is a finding
@@ -794,14 +822,21 @@ bool repairer::plan(stream_to* st) {
     }
     const bool streaming = st && st->s;
     const std::uint64_t window = (streaming ? std::uint64_t{2} : std::uint64_t{16}) << 20;
+    // A streamed window also ends after so many leaves, documents or not: else an archive of
+    // many small images and few documents (`many`) is one window, and writing waits for all
+    // of planning.
+    const std::size_t window_leaves = streaming ? 1024 : leaves_.size();
     std::vector<std::optional<archive::document_text>> docs;
     for (std::size_t from = 0; from < leaves_.size();) {
         std::size_t to = from;
-        for (std::uint64_t bytes = 0; to < leaves_.size() && bytes < window; ++to)
+        for (std::uint64_t bytes = 0;
+             to < leaves_.size() && bytes < window && to - from < window_leaves; ++to)
             if (leaves_[to].doc != document_type::none) bytes += leaves_[to].part.raw_body().size();
         read_documents(from, to, docs);
-        for (std::size_t i = from; i < to; ++i)
+        for (std::size_t i = from; i < to; ++i) {
             rewrite_references(leaves_[i], docs.empty() ? std::nullopt : std::move(docs[i - from]));
+            check(i);
+        }
         from = to;
         if (streaming) {
             if (st->may_widen && widens_) {

@@ -1011,7 +1011,10 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
         // octets themselves; else decoded here.
         const bool copy = !p.text && ct.type != "message" && !coded && !is_root &&
                           !opt.content_md5 && opt.external_over == 0;
-        if (const auto n = copy ? mime::canonical_base64_size(r.base64_body) : std::nullopt) {
+        const auto form = [&r] {
+            return r.checked.done ? r.checked.size : mime::canonical_base64_size(r.base64_body);
+        };
+        if (const auto n = copy ? form() : std::nullopt) {
             p.encoded = r.base64_body;
             p.size = p.source_size = *n;
         } else {
@@ -1031,7 +1034,7 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
                           q.starts_with("=FE") || q.starts_with("=00");
         std::optional<std::uint64_t> form;
         if (p.text && !coded && !is_root && !opt.content_md5 && opt.external_over == 0 && !wide)
-            form = mime::canonical_qp(q);
+            form = r.checked.done ? r.checked.size : mime::canonical_qp(q);
         if (form && !qp_cannot_hold(boundary) && has_delimiter(q, boundary)) form.reset();
         if (form) {
             p.encoded = q;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -58,6 +59,16 @@ struct resource {
     /// UTF-32 to transcode); the charset is the type's, or chosen from the decoded octets as
     /// for `data`. Otherwise the writer decodes it.
     std::string_view qp_body;
+    /// The check of base64_body or qp_body by mime::canonical_base64_size or
+    /// mime::canonical_qp, when the caller has run it already (repair checks the bodies on the
+    /// thread that plans, beside the one that writes): the writer then does not run it again.
+    /// `size` must be what that function returns for the body (nullopt: not in the encoder's
+    /// form); any other value makes an output whose encoding is not checked.
+    struct encoded_check {
+        bool done = false;  ///< false: the writer runs the check itself
+        std::optional<std::uint64_t> size;
+    };
+    encoded_check checked;
     /// Where the resource came from, for reports (a path, a URL); not written.
     std::string origin;
     /// Further header fields to carry over (name, unfolded value), e.g. Content-MD5,

@@ -191,6 +191,41 @@ TEST(Writer, Base64BodyCopiedWhenCanonical) {
     EXPECT_THAT(m.bytes, testing::HasSubstr("Content-MD5: " + md5_base64(png)));
 }
 
+// A caller that checked the form already (resource::checked, as repair does on the thread
+// that plans) is taken at its word: the writer copies what it was told is canonical and
+// decodes what it was told is not, and the decoded size is the caller's.
+TEST(Writer, EncodedBodyCheckedByTheCaller) {
+    const auto png = random_bytes(5000, 8);
+    const std::string canonical = mhtml::mime::base64_encode(png);
+    ASSERT_EQ(mhtml::mime::canonical_base64_size(canonical), png.size());
+    resource a = res("http://x.example/a.png", "image/png", "");
+    a.base64_body = canonical;
+    a.checked = {true, png.size()};
+    resource b = res("http://x.example/b.png", "image/png", "");
+    b.base64_body = canonical;
+    b.checked = {true, std::nullopt};  // said not canonical: decoded and encoded again
+    const std::string css = ".a{color:red}\r\n";
+    resource c = res("http://x.example/c.css", "text/css; charset=utf-8", "");
+    c.qp_body = css;  // its own quoted-printable form
+    c.checked = {true, css.size()};
+    resource d = res("http://x.example/d.css", "text/css; charset=utf-8", "");
+    d.qp_body = css;
+    d.checked = {true, std::nullopt};
+    auto w = write(res("http://x.example/", "text/html", page_img), {a, b, c, d});
+    verify(w, {page_img, png, png, css, css});
+    EXPECT_TRUE(w.report.parts[1].copied_encoded);
+    EXPECT_FALSE(w.report.parts[2].copied_encoded);
+    EXPECT_TRUE(w.report.parts[3].copied_encoded);
+    EXPECT_FALSE(w.report.parts[4].copied_encoded);
+    // The size is the caller's: the writer did not check again.
+    resource e = res("http://x.example/e.png", "image/png", "");
+    e.base64_body = canonical;
+    e.checked = {true, png.size() + 1};
+    auto t = write(res("http://x.example/", "text/html", page_img), {e});
+    EXPECT_TRUE(t.report.parts[1].copied_encoded);
+    EXPECT_EQ(t.report.parts[1].decoded_size, png.size() + 1);
+}
+
 // Quoted-printable text already in the encoder's form is copied as it is, with the charset
 // its type names or the one chosen from its decoded octets; any other is decoded and written
 // anew; the octets are the same either way.
