@@ -3,6 +3,9 @@
 #include <array>
 #include <cctype>
 #include <mutex>
+#include <span>
+#include <system_error>
+#include <thread>
 
 #include "mhtml/ascii.hpp"
 #include "mhtml/uri/cid.hpp"
@@ -224,8 +227,53 @@ std::optional<std::string> browser_key(std::string_view reference, std::string_v
     return browser_key_with(reference, parsed_base(base));
 }
 
-// What the browser table is made from, kept until it is (label_index::by_browser_location).
+// The tables only lenient lookups read: the tails and the §6.2.2 forms (made by
+// lenient_tables() on the first miss, but for the few tails of rare readings, indexed as the
+// index is built), and the browser table with what it is made from, kept until it is
+// (by_browser_location).
 struct label_index::browser_table {
+    hash_filter tails;
+    string_map by_normal_location;  // RFC 3986 §6.2.2 form, where it differs
+    std::once_flag lenient_made;
+    // Where there are many labels, the tails and §6.2.2 forms are made on a thread of their
+    // own as soon as the index is (most archives have a reference that misses: a link to a
+    // page not saved), beside what the caller does next; lenient_tables() waits for it.
+    std::thread maker;
+    bool lenient_ready = false;  // make_lenient() ran to its end (read after the join)
+    browser_table() = default;
+    browser_table(const browser_table&) = delete;
+    browser_table& operator=(const browser_table&) = delete;
+    ~browser_table() {
+        if (maker.joinable()) maker.join();
+    }
+    // Reads `locations` (views into strings that outlive the index and stay put), writes the
+    // tails and the §6.2.2 table.
+    void make_lenient(std::span<const std::string* const> locations) {
+        std::size_t labels = 0;
+        for (const std::string* l : locations) labels += l != nullptr;
+        tails.reserve(labels + 16);
+        for (std::size_t i = 0; i < locations.size(); ++i) {
+            if (!locations[i]) continue;
+            std::string scratch;
+            const std::string_view key = location_key(*locations[i], scratch);
+            index_tail(tails, key);
+            // The §6.2.2 form, kept only where it differs (lookups try both tables); the
+            // first part wins, as in by_location_.
+            if (!is_normal_form(key))
+                if (std::string normal = normalize(key); normal != key) {
+                    index_tail(tails, normal);
+                    by_normal_location.insert(std::move(normal), i);
+                }
+        }
+        lenient_ready = true;
+    }
+    // The last segments of `key` (both readings of a backslash where it has one).
+    static void index_tail(hash_filter& into, std::string_view key) {
+        const bool has_backslash = key.find('\\') != std::string_view::npos;
+        for (const bool backslash : {true, false})
+            if (backslash || has_backslash)
+                if (auto t = tail_key(key, backslash)) into.insert(*t);
+    }
     static constexpr std::uint32_t none = static_cast<std::uint32_t>(-1);
     struct label {
         std::size_t part = 0;
@@ -288,13 +336,23 @@ const label_index::string_map& label_index::by_browser_location() const {
     return b.table;
 }
 
+const label_index::browser_table* label_index::lenient_tables() const {
+    if (!browser_) return nullptr;  // moved from
+    browser_table& b = *browser_;
+    std::call_once(b.lenient_made, [this, &b] {
+        if (b.maker.joinable()) b.maker.join();
+        // Made again where the maker ran out of memory (inserting is idempotent).
+        if (!b.lenient_ready) b.make_lenient(locations_);
+    });
+    return &b;
+}
+
 label_index::label_index(std::span<const part_labels> parts, const base_uri& parts_base,
                          std::vector<diagnostic>* diags)
     : browser_(std::make_unique<browser_table>()) {
     locations_.assign(parts.size(), nullptr);
     // Most parts have a label (one location key, one last segment): no growing on the way.
     by_location_.reserve(parts.size());
-    tails_.reserve(parts.size());
     browser_->labels.reserve(parts.size());
     browser_->parts_base = parts_base.str();
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -337,13 +395,7 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
         locations_[i] = &resolved;
         std::string scratch;
         const std::string_view key = location_key(resolved, scratch);  // into one of the two
-        index_tail(key);
-        // The §6.2.2 form, kept only where it differs (lookups try both tables).
-        if (!is_normal_form(key))
-            if (std::string normal = normalize(key); normal != key) {
-                index_tail(normal);
-                by_normal_location_.insert(std::move(normal), i);
-            }
+        // Its tail and §6.2.2 form: on the first miss (lenient_tables).
         // Labels that differ only by fragment: the fragment-exact match.
         if (resolved.find('#') != std::string::npos) {
             std::string fragment_scratch;
@@ -406,16 +458,33 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                    "Content-Location " + std::string(key) +
                        " is also on an earlier part; references reach the first");
     }
+    // Many labels: their tails and §6.2.2 forms are made beside what the caller does next.
+    // The thread holds the table and the locations' buffer, which stay put when the index
+    // moves.
+    std::size_t labels = 0;
+    for (const std::string* l : locations_) labels += l != nullptr;
+    if (labels >= 2048 && std::thread::hardware_concurrency() > 1) {
+        browser_table* const b = browser_.get();
+        const std::span<const std::string* const> locations(locations_);
+        try {
+            b->maker = std::thread([b, locations]() noexcept {
+                try {
+                    b->make_lenient(locations);
+                } catch (...) {
+                    // out of memory: made again on first use
+                }
+            });
+        } catch (const std::system_error&) {
+            // no thread: made on first use
+        }
+    }
 }
 
 // A label without a tail (no path, or an empty or dot segment last) needs no entry: every
 // reading of it keeps that, and a reference that could match it has no tail either, so it is
 // never skipped.
-void label_index::index_tail(std::string_view key) {
-    const bool has_backslash = key.find('\\') != std::string_view::npos;
-    for (const bool backslash : {true, false})
-        if (backslash || has_backslash)
-            if (auto t = tail_key(key, backslash)) tails_.insert(*t);
+void label_index::index_tail(std::string_view key) const {
+    browser_table::index_tail(browser_->tails, key);
 }
 
 void label_index::hash_filter::rehash(std::size_t slots) {
@@ -556,6 +625,8 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
         return m;
     }
     if (options.strict) return m;
+    const browser_table* lenient = lenient_tables();
+    if (!lenient) return m;  // moved from: no labels
     // Every reading below keeps the last path segment (tail_key): when no label has the
     // reference's, none can match, and the costly readings are skipped.
     if (!options.every_reading) {
@@ -564,14 +635,14 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
             for (const bool backslash : {true, false}) {
                 if (!backslash && u.find('\\') == std::string_view::npos) continue;  // the same
                 const auto t = tail_key(u, backslash);
-                none = none && t && !tails_.may_contain(*t);
+                none = none && t && !lenient->tails.may_contain(*t);
             }
         // A file: URL's drive letter (`C|` for `C:`) can make the browser's last segment
         // another: no skipping there.
         if (none && !ascii::istarts_with(m.resolved, "file:")) return m;
     }
     std::string normal = normalize(key);
-    const std::size_t* normal_hit = lookup(by_normal_location_, normal);
+    const std::size_t* normal_hit = lookup(lenient->by_normal_location, normal);
     if (!normal_hit && normal != key) normal_hit = lookup(by_location_, normal);
     const std::size_t* browser_hit = nullptr;
     std::optional<std::string> browser;

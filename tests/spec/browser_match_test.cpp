@@ -11,6 +11,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mhtml::uri {
@@ -376,6 +377,55 @@ TEST(BrowserMatch, MHT_8_2_5_LastSegmentFilterChangesNoAnswerOnHostileLabels) {
             }
         }
     }
+}
+
+// Where there are thousands of labels, their last segments and RFC 3986 §6.2.2 forms are made
+// on a thread of their own as soon as the index is: an index moved while they are made, and
+// one asked from two threads at once, find what the reading without the filter finds.
+TEST(BrowserMatch, MHT_8_2_5_ManyLabelsAnswerTheSameWhileTheirTablesAreMade) {
+    constexpr int n = 3000;
+    std::deque<std::string> labels;
+    std::vector<part_labels> parts;
+    for (int k = 0; k < n; ++k) {
+        // Not in the §6.2.2 form (host case, a dot segment, an escaped '~'), and one exact.
+        labels.push_back(k % 2 == 0 ? "http://X.example/d" + std::to_string(k) + "/./p%7e.png"
+                                    : "http://x.example/e" + std::to_string(k) + ".png");
+        part_labels p;
+        p.content_location = labels.back();
+        parts.push_back(p);
+    }
+    const base_uri base = *base_uri::make("http://x.example/");
+    label_index made(parts, base, nullptr);
+    const label_index moved(std::move(made));  // at once, while the tables may be being made
+    const label_index shared(parts, base, nullptr);
+    const auto ask = [&](const label_index& index, int from, int step, int& lenient) {
+        for (int k = from; k < n; k += step) {
+            const std::string normal = "http://x.example/d" + std::to_string(k) + "/p~.png";
+            const std::string exact = "http://x.example/e" + std::to_string(k) + ".png";
+            const std::string none = "http://x.example/none" + std::to_string(k) + ".png";
+            for (const std::string& ref : {normal, exact, none}) {
+                const auto fast = index.find(ref, base, {});
+                const auto all = index.find(ref, base, {.every_reading = true});
+                EXPECT_EQ(fast.part, all.part) << ref;
+                EXPECT_EQ(fast.lenient, all.lenient) << ref;
+                lenient += fast.lenient ? 1 : 0;
+            }
+            if (k % 2 == 0) {
+                EXPECT_EQ(index.find(normal, base).part, static_cast<std::size_t>(k));
+            } else {
+                EXPECT_EQ(index.find(exact, base).part, static_cast<std::size_t>(k));
+            }
+            EXPECT_FALSE(index.find(none, base).part);
+        }
+    };
+    int lenient = 0, lenient_a = 0, lenient_b = 0;
+    ask(moved, 0, 1, lenient);
+    EXPECT_EQ(lenient, n / 2);
+    std::thread other([&] { ask(shared, 0, 2, lenient_a); });
+    ask(shared, 1, 2, lenient_b);
+    other.join();
+    EXPECT_EQ(lenient_a, n / 2);
+    EXPECT_EQ(lenient_b, 0);
 }
 
 TEST(BrowserMatch, AMovedFromIndexFindsNothing) {

@@ -131,20 +131,23 @@ private:
     // into them.
     std::vector<const std::string*> locations_;
     std::deque<std::string> owned_locations_;  // resolved here (a deque: they stay put)
-    string_map by_location_;         // fragment-free; the fictitious scheme spelled `thismessage`
-    string_map by_normal_location_;  // RFC 3986 §6.2.2 form
+    string_map by_location_;  // fragment-free; the fictitious scheme spelled `thismessage`
     string_map by_id_;               // id_key()
     string_map by_folded_id_;        // id_key(), ASCII lower-cased
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written
     string_map by_spaced_location_;  // unquoted Content-Locations read keeping raw spaces (E-14)
     string_map by_same_scheme_location_;  // `http:g` labels read non-strictly (L-8)
-    // browser_key() where it differs from the location key: made on the first lookup that
-    // needs it (parsing every label as a browser does is the index's costliest step, and an
-    // archive whose references all match exactly never needs it). Its tails are the
-    // location's or the spaced reading's (tail_key reads a segment as a browser would).
+    // What only a lenient lookup reads, made when the first one needs it (an archive whose
+    // references all match exactly never does): the labels' last segments (tails, below) and
+    // their RFC 3986 §6.2.2 forms on the first miss; browser_key() where it differs from the
+    // location key when a miss gets that far (parsing every label as a browser does is the
+    // index's costliest step). Its tails are the location's or the spaced reading's (tail_key
+    // reads a segment as a browser would).
     struct browser_table;
     std::unique_ptr<browser_table> browser_;
     [[nodiscard]] const string_map& by_browser_location() const;
+    /// The tails and the §6.2.2 table, made on first use; null when moved from.
+    [[nodiscard]] const browser_table* lenient_tables() const;
     string_map by_fragment_location_;  // labels with a fragment, fragment kept
     // The last path segment of every label in the tables above, as the lenient readings can
     // spell it (tail_key in label_index.cpp): a reference whose segment is not here matches
@@ -162,8 +165,7 @@ private:
         std::vector<std::uint64_t> slots_;  // 0 = empty; a hash of 0 is kept as 1
         std::size_t used_ = 0;
     };
-    hash_filter tails_;
-    void index_tail(std::string_view key);
+    void index_tail(std::string_view key) const;  // into browser_->tails
 };
 
 /// The key the browser retry compares: `reference` parsed by the URL Standard's parser
