@@ -969,12 +969,19 @@ struct writer::state {
                  "generated one replaces it");
         return make_content_id(opt.content_id_domain);
     }
-    /// A URI field's value (`used` columns before it on its line); without fold_uris a bare
-    /// URI may take the whole line of 998 octets.
-    std::string uri_value(std::string_view u, std::size_t used) const {
+    /// Writes a URI field, `name` (of `used` columns with its ": ") and `u` in the form
+    /// uri::write_header_uri chooses; without fold_uris a bare URI may take the whole line of
+    /// 998 octets. A URI written bare is copied as it is, without a string of its own.
+    void uri_field(std::string_view name, std::string_view u, std::size_t used,
+                   const std::string& path) {
         const bool unsafe =
             opt.encode_unsafe_uris && ascii::find_first_of(u, "<>^`{|}") != std::string_view::npos;
-        return uri::write_header_uri(u, used, root_charset, unsafe, opt.fold_uris ? 78 : 998).value;
+        const std::size_t limit = opt.fold_uris ? 78 : 998;
+        if (uri::header_uri_is_bare(u, used, unsafe, limit)) {
+            field(name, u, path);
+        } else {
+            field(name, uri::write_header_uri(u, used, root_charset, unsafe, limit).value, path);
+        }
     }
     void top_header(const prepared& root);
     bool prepare(const resource& r, std::size_t index, prepared& p, const std::string& path,
@@ -1319,7 +1326,7 @@ void writer::state::top_header(const prepared& root) {
     field("MIME-Version", "1.0", "");
     if (opt.snapshot_content_location && !opt.mail && !root.label.empty() &&
         !scheme_of(root.label).empty()) {
-        field("Snapshot-Content-Location", uri_value(root.label, 27), "");
+        uri_field("Snapshot-Content-Location", root.label, 27, "");
     }
     std::string ct = "multipart/related;\r\n type=";
     if (opt.mail) {
@@ -1406,7 +1413,7 @@ void writer::state::emit_external(prepared& p, const std::string& path) {
     std::string ct = "message/external-body; access-type=URL; size=" + std::to_string(p.size) +
                      ";\r\n URL=" + uri::fold_url_parameter(param.value, 5);
     field("Content-Type", ct, path);
-    field("Content-Location", uri_value(p.label, 18), path);
+    uri_field("Content-Location", p.label, 18, path);
     put("\r\n");
     // The encapsulated header (URL-3.0.4): the object's type, a Content-ID (RFC 2046 §5.2.3),
     // Content-MD5 of the canonical form (URL-4.1); then an empty phantom body (URL-3.0.3).
@@ -1480,7 +1487,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
         report.parts.back().content_type = essence;
     }
     field("Content-Transfer-Encoding", cte_name(p.encoding), path);
-    if (!p.label.empty()) field("Content-Location", uri_value(p.label, 18), path);
+    if (!p.label.empty()) uri_field("Content-Location", p.label, 18, path);
     if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);

@@ -242,10 +242,15 @@ std::string_view form_name(header_uri_form f) noexcept {
     return "bare";
 }
 
-header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
-                                 std::string_view document_charset, bool force_encoded_words,
-                                 std::size_t bare_line_limit) {
-    header_uri_text out;
+namespace {
+
+// What write_header_uri looks at first: an octet a header cannot carry bare (or text a reader
+// would take for an encoded-word or a comment), and an 8-bit octet.
+struct uri_octets {
+    bool offending = false, eight_bit = false;
+};
+
+uri_octets look_at(std::string_view uri, bool force_encoded_words) noexcept {
     static constexpr auto escaped = [] {
         std::array<bool, 256> t{};
         for (int c = 0; c < 256; ++c) t[c] = needs_escape(static_cast<char>(c));
@@ -258,10 +263,25 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
         offending |= escaped[c];
         any |= c;
     }
-    const bool eight_bit = any >= 0x80;
     // A reader would decode an encoded-word or drop a comment (MHT-4.4.2.3), so such text is
     // encoded too; so is a value that starts like the quoted form.
     offending |= has_encoded_word(uri) || uri.starts_with('(');
+    return {offending, any >= 0x80};
+}
+
+}  // namespace
+
+bool header_uri_is_bare(std::string_view uri, std::size_t first_line_used,
+                        bool force_encoded_words, std::size_t bare_line_limit) noexcept {
+    return !uri.empty() && !look_at(uri, force_encoded_words).offending &&
+           first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998);
+}
+
+header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
+                                 std::string_view document_charset, bool force_encoded_words,
+                                 std::size_t bare_line_limit) {
+    header_uri_text out;
+    const auto [offending, eight_bit] = look_at(uri, force_encoded_words);
     if (uri.empty()) return out;
     if (!offending) {
         if (first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998)) {

@@ -272,6 +272,11 @@ TEST(HeaderUri, MHT_4_4_2_2_BareLineLimit) {
     EXPECT_EQ(write_header_uri(uri, 18, {}, false, 78).form, header_uri_form::quoted);
     const std::string huge = cat({"http://x.example/", std::string(990, 'p')});
     EXPECT_EQ(write_header_uri(huge, 18, {}, false, 5000).form, header_uri_form::quoted);
+    EXPECT_TRUE(header_uri_is_bare(uri, 18, false, 998));
+    EXPECT_FALSE(header_uri_is_bare(uri, 18, false, 78));
+    EXPECT_FALSE(header_uri_is_bare(huge, 18, false, 5000));
+    EXPECT_FALSE(header_uri_is_bare("", 18, false, 998));
+    EXPECT_FALSE(header_uri_is_bare("http://x.example/a", 18, true, 998));  // forced: words
 }
 
 TEST(HeaderUri, WriteThenExtractGivesBackAnyUri) {
@@ -293,9 +298,13 @@ TEST(HeaderUri, WriteThenExtractGivesBackAnyUri) {
                     c = static_cast<char>(0x21 + rng() % 0x5E);
             }
         }
-        auto w = write_header_uri(u, rng() % 40, charsets[rng() % 5], rng() % 8 == 0);
+        const std::size_t used = rng() % 40;
+        const bool force = rng() % 8 == 0;
+        auto w = write_header_uri(u, used, charsets[rng() % 5], force);
         ASSERT_EQ(extract_header_uri(w.value), u)
             << "form " << form_name(w.form) << " value " << w.value;
+        // The check alone says what the writing does (the writer copies a bare URI itself).
+        ASSERT_EQ(header_uri_is_bare(u, used, force), w.form == header_uri_form::bare) << u;
         if (w.form == header_uri_form::encoded_words && w.charset == "US-ASCII") {
             for (char c : u) ASSERT_LT(static_cast<unsigned char>(c), 0x80);
         }

@@ -90,4 +90,10 @@ MHTML_EXPORT header_uri_text write_header_uri(std::string_view uri,
                                               bool force_encoded_words = false,
                                               std::size_t bare_line_limit = 78);
 
+/// Whether write_header_uri() with the same arguments writes `uri` bare, as it is: the check
+/// alone, for a writer that then copies `uri` itself.
+MHTML_EXPORT bool header_uri_is_bare(std::string_view uri, std::size_t first_line_used = 18,
+                                     bool force_encoded_words = false,
+                                     std::size_t bare_line_limit = 78) noexcept;
+
 }  // namespace mhtml::uri
