@@ -985,6 +985,12 @@ TEST(Repair, StreamedOrNotTheOutputIsTheSame) {
                       n + ".png\r\n\r\n" + (k % 3 == 0 ? "AAEC" : "AA EC") + "\r\n";
             }
         }
+        // A body of 96 KiB in the writer's form: checked by the writer, not by planning.
+        std::string big(96 << 10, '\0');
+        for (std::size_t k = 0; k < big.size(); ++k) big[k] = static_cast<char>(k * 7 % 251);
+        in += "--b\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
+              "Content-Location: http://x.example/big.png\r\n\r\n" +
+              mime::base64_encode(big);
         // A frame: labelled (nothing widens), or not, when its relative reference resolves
         // against thismessage:/ in the output, found in the third window.
         in += "--b\r\nContent-Type: text/html\r\nContent-ID: <f@x>\r\n" +
