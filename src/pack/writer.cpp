@@ -814,6 +814,21 @@ struct writer::state {
     // The labels and Content-IDs written: those of report.parts, by index.
     mhtml::detail::string_index labels, ids;
     prepared work;        // reused for each resource
+    // The types of the last resources, parsed (an archive has a few, image/png, text/css, in
+    // turn): the least recently parsed of them makes room for a new one.
+    std::array<std::pair<std::string, mime::content_type>, 8> types;
+    std::size_t types_used = 0, types_next = 0;
+    const mime::content_type& type_of(std::string_view text) {
+        for (std::size_t k = 0; k < types_used; ++k)
+            if (types[k].first == text) return types[k].second;
+        auto& slot = types[types_next];
+        types_next = (types_next + 1) % types.size();
+        types_used = std::max(types_used, types_next == 0 ? types.size() : types_next);
+        mime::value_issues issues;
+        slot.second = parse_content_type(text, issues);
+        slot.first.assign(text);
+        return slot.second;
+    }
     std::string scratch;  // decoding and conversions
     std::vector<char> rbuf;
     std::unique_ptr<write_behind> behind;  // when the sink and options allow it
@@ -1004,10 +1019,8 @@ bool writer::state::prepare(const resource& r, std::size_t index, prepared& p,
     p.res = &r;
     // The resource by its number, in a diagnostic of one left out.
     const auto where = [index] { return "#" + std::to_string(index); };
-    mime::value_issues issues;
-    const mime::content_type ct = parse_content_type(
-        r.content_type.empty() ? std::string_view("application/octet-stream") : r.content_type,
-        issues);
+    const mime::content_type& ct = type_of(
+        r.content_type.empty() ? std::string_view("application/octet-stream") : r.content_type);
     p.text = ct.type == "text";
     const bool coded =
         !r.content_encoding.empty() && !ascii::iequals(r.content_encoding, "identity");

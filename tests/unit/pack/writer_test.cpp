@@ -194,6 +194,34 @@ TEST(Writer, Base64BodyCopiedWhenCanonical) {
 // A caller that checked the form already (resource::checked, as repair does on the thread
 // that plans) is taken at its word: the writer copies what it was told is canonical and
 // decodes what it was told is not, and the decoded size is the caller's.
+// The writer keeps the last types it parsed (a few, taken in turn by an archive's parts):
+// more types than it keeps, in turn and in another order, each still written as given.
+TEST(Writer, TypesTakenInTurnAreEachTheirOwn) {
+    std::vector<std::string> types;
+    for (int k = 0; k < 11; ++k) types.push_back("image/x-t" + std::to_string(k));
+    types.push_back("text/css; charset=utf-8");
+    types.push_back("text/plain");
+    std::vector<resource> rs;
+    std::vector<std::string> octets = {page};
+    for (int round = 0; round < 3; ++round)
+        for (std::size_t k = 0; k < types.size(); ++k) {
+            const std::size_t t = round == 1 ? types.size() - 1 - k : (k * 5 + round) % types.size();
+            const std::string data = "part " + std::to_string(rs.size()) + "\r\n";
+            rs.push_back(res("http://x.example/" + std::to_string(rs.size()), types[t], data));
+            octets.push_back(data);
+        }
+    auto w = write(res("http://x.example/", "text/html", page), rs);
+    verify(w, octets);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const std::string& want = rs[i].content_type;
+        const std::string& got = w.report.parts[i + 1].content_type;
+        EXPECT_EQ(got.substr(0, got.find(';')), want.substr(0, want.find(';'))) << i;
+        EXPECT_EQ(w.report.parts[i + 1].transfer_encoding,
+                  want.starts_with("text/") ? "quoted-printable" : "base64")
+            << i;
+    }
+}
+
 TEST(Writer, EncodedBodyCheckedByTheCaller) {
     const auto png = random_bytes(5000, 8);
     const std::string canonical = mhtml::mime::base64_encode(png);
