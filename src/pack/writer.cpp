@@ -1476,18 +1476,20 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
              "Content-ID <" + p.content_id + "> already names another part: left out here");
         p.content_id.clear();
     }
-    pr.label = p.label;
     pr.content_id = p.content_id;
     if (p.external && !p.label.empty()) {
+        pr.label = p.label;
         pr.content_type = "message/external-body";
         report.parts.push_back(std::move(pr));
         emit_external(p, path);
         return;
     }
     if (p.external) p.external = false;  // its label was a duplicate: inline after all
+    pr.label = std::move(p.label);  // written below from the report's copy
     pr.content_type = p.content_type;
     pr.transfer_encoding = std::string(cte_name(p.encoding));
     report.parts.push_back(std::move(pr));
+    const std::string& label = report.parts.back().label;
 
     // A Content-Type refused (a parameter with a NUL) leaves its media type alone, or
     // application/octet-stream: a part is never written without one.
@@ -1500,7 +1502,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
         report.parts.back().content_type = essence;
     }
     field("Content-Transfer-Encoding", cte_name(p.encoding), path);
-    if (!p.label.empty()) uri_field("Content-Location", p.label, 18, path);
+    if (!label.empty()) uri_field("Content-Location", label, 18, path);
     if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);
