@@ -821,12 +821,15 @@ struct writer::state {
     const mime::content_type& type_of(std::string_view text) {
         for (std::size_t k = 0; k < types_used; ++k)
             if (types[k].first == text) return types[k].second;
+        mime::value_issues issues;
+        mime::content_type parsed = parse_content_type(text, issues);
+        std::string key(text);
+        // Replaced only once both are made (nothing below throws).
         auto& slot = types[types_next];
+        slot.first = std::move(key);
+        slot.second = std::move(parsed);
         types_next = (types_next + 1) % types.size();
         types_used = std::max(types_used, types_next == 0 ? types.size() : types_next);
-        mime::value_issues issues;
-        slot.second = parse_content_type(text, issues);
-        slot.first.assign(text);
         return slot.second;
     }
     std::string scratch;  // decoding and conversions

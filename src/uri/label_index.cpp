@@ -228,17 +228,22 @@ std::optional<std::string> browser_key(std::string_view reference, std::string_v
 }
 
 // The tables only lenient lookups read: the tails and the §6.2.2 forms (made by
-// lenient_tables() on the first miss, but for the few tails of rare readings, indexed as the
-// index is built), and the browser table with what it is made from, kept until it is
+// lenient_tables() on the first miss; the few tails of rare readings are indexed as the index
+// is built, apart), and the browser table with what it is made from, kept until it is
 // (by_browser_location).
 struct label_index::browser_table {
-    hash_filter tails;
+    hash_filter rare_tails;         // of the rare readings (spaced, same-scheme, browser)
+    hash_filter tails;              // of the locations and their §6.2.2 forms
     string_map by_normal_location;  // RFC 3986 §6.2.2 form, where it differs
     std::once_flag lenient_made;
     // Where there are many labels, the tails and §6.2.2 forms are made on a thread of their
     // own as soon as the index is (most archives have a reference that misses: a link to a
-    // page not saved), beside what the caller does next; lenient_tables() waits for it.
+    // page not saved), beside what the caller does next; lenient_tables() waits for it. The
+    // thread reads a copy of the locations (`copied`, `copied_at`: part, offset and size), so
+    // that nothing the index or its caller moves, assigns or frees is read while it runs.
     std::thread maker;
+    std::string copied;
+    std::vector<std::array<std::size_t, 3>> copied_at;
     bool lenient_ready = false;  // make_lenient() ran to its end (read after the join)
     browser_table() = default;
     browser_table(const browser_table&) = delete;
@@ -246,16 +251,16 @@ struct label_index::browser_table {
     ~browser_table() {
         if (maker.joinable()) maker.join();
     }
-    // Reads `locations` (views into strings that outlive the index and stay put), writes the
-    // tails and the §6.2.2 table.
-    void make_lenient(std::span<const std::string* const> locations) {
-        std::size_t labels = 0;
-        for (const std::string* l : locations) labels += l != nullptr;
-        tails.reserve(labels + 16);
-        for (std::size_t i = 0; i < locations.size(); ++i) {
-            if (!locations[i]) continue;
+    // Makes the tails and the §6.2.2 table anew (after a failed attempt too) from
+    // `each(f)`, which calls f(part, resolved location) for each label in part order.
+    template <class Each>
+    void make_lenient(std::size_t labels, Each each) {
+        tails = hash_filter();
+        by_normal_location = string_map();
+        tails.reserve(labels);
+        each([this](std::size_t i, std::string_view location) {
             std::string scratch;
-            const std::string_view key = location_key(*locations[i], scratch);
+            const std::string_view key = location_key(location, scratch);
             index_tail(tails, key);
             // The §6.2.2 form, kept only where it differs (lookups try both tables); the
             // first part wins, as in by_location_.
@@ -264,8 +269,14 @@ struct label_index::browser_table {
                     index_tail(tails, normal);
                     by_normal_location.insert(std::move(normal), i);
                 }
-        }
+        });
         lenient_ready = true;
+    }
+    void make_from_copy() {
+        make_lenient(copied_at.size(), [this](const auto& f) {
+            for (const auto& [part, at, size] : copied_at)
+                f(part, std::string_view(copied).substr(at, size));
+        });
     }
     // The last segments of `key` (both readings of a backslash where it has one).
     static void index_tail(hash_filter& into, std::string_view key) {
@@ -341,8 +352,17 @@ const label_index::browser_table* label_index::lenient_tables() const {
     browser_table& b = *browser_;
     std::call_once(b.lenient_made, [this, &b] {
         if (b.maker.joinable()) b.maker.join();
-        // Made again where the maker ran out of memory (inserting is idempotent).
-        if (!b.lenient_ready) b.make_lenient(locations_);
+        b.copied = {};
+        b.copied_at = {};
+        // Made here where there was no thread, or it ran out of memory.
+        if (!b.lenient_ready) {
+            std::size_t labels = 0;
+            for (const std::string* l : locations_) labels += l != nullptr;
+            b.make_lenient(labels, [this](const auto& f) {
+                for (std::size_t i = 0; i < locations_.size(); ++i)
+                    if (locations_[i]) f(i, *locations_[i]);
+            });
+        }
     });
     return &b;
 }
@@ -458,24 +478,33 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
                    "Content-Location " + std::string(key) +
                        " is also on an earlier part; references reach the first");
     }
-    // Many labels: their tails and §6.2.2 forms are made beside what the caller does next.
-    // The thread holds the table and the locations' buffer, which stay put when the index
-    // moves.
-    std::size_t labels = 0;
-    for (const std::string* l : locations_) labels += l != nullptr;
+    // Many labels: their tails and §6.2.2 forms are made beside what the caller does next,
+    // from a copy of the locations.
+    std::size_t labels = 0, octets = 0;
+    for (const std::string* l : locations_)
+        if (l) {
+            ++labels;
+            octets += l->size();
+        }
     if (labels >= 2048 && std::thread::hardware_concurrency() > 1) {
         browser_table* const b = browser_.get();
-        const std::span<const std::string* const> locations(locations_);
         try {
-            b->maker = std::thread([b, locations]() noexcept {
+            b->copied.reserve(octets);
+            b->copied_at.reserve(labels);
+            for (std::size_t i = 0; i < locations_.size(); ++i)
+                if (const std::string* l = locations_[i]) {
+                    b->copied_at.push_back({i, b->copied.size(), l->size()});
+                    b->copied += *l;
+                }
+            b->maker = std::thread([b]() noexcept {
                 try {
-                    b->make_lenient(locations);
+                    b->make_from_copy();
                 } catch (...) {
-                    // out of memory: made again on first use
+                    // out of memory: made on first use, on the caller's thread
                 }
             });
-        } catch (const std::system_error&) {
-            // no thread: made on first use
+        } catch (const std::exception&) {
+            // no thread or no memory for the copy: made on first use
         }
     }
 }
@@ -484,7 +513,7 @@ label_index::label_index(std::span<const part_labels> parts, const base_uri& par
 // reading of it keeps that, and a reference that could match it has no tail either, so it is
 // never skipped.
 void label_index::index_tail(std::string_view key) const {
-    browser_table::index_tail(browser_->tails, key);
+    browser_table::index_tail(browser_->rare_tails, key);
 }
 
 void label_index::hash_filter::rehash(std::size_t slots) {
@@ -635,7 +664,8 @@ reference_match label_index::find(std::string_view reference, const base_uri& ba
             for (const bool backslash : {true, false}) {
                 if (!backslash && u.find('\\') == std::string_view::npos) continue;  // the same
                 const auto t = tail_key(u, backslash);
-                none = none && t && !lenient->tails.may_contain(*t);
+                none = none && t && !lenient->tails.may_contain(*t) &&
+                       !lenient->rare_tails.may_contain(*t);
             }
         // A file: URL's drive letter (`C|` for `C:`) can make the browser's last segment
         // another: no skipping there.

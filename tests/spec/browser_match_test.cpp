@@ -426,6 +426,24 @@ TEST(BrowserMatch, MHT_8_2_5_ManyLabelsAnswerTheSameWhileTheirTablesAreMade) {
     other.join();
     EXPECT_EQ(lenient_a, n / 2);
     EXPECT_EQ(lenient_b, 0);
+    // Assigned over while its tables are being made (the strings its locations were read
+    // from go first), and assigned to another: each answers for its own labels. (The
+    // AddressSanitizer build is where a read of what was freed would show.)
+    std::vector<part_labels> few(1);
+    few[0].content_location = "http://x.example/few.png";
+    for (int round = 0; round < 3; ++round) {
+        std::deque<std::string> texts(labels);
+        std::vector<part_labels> mine = parts;
+        for (std::size_t k = 0; k < mine.size(); ++k) mine[k].content_location = texts[k];
+        label_index big(mine, base, nullptr);
+        label_index small(few, base, nullptr);
+        big = std::move(small);
+        texts.clear();
+        EXPECT_EQ(big.find("http://X.example/few.png", base).part, 0u);
+        label_index other(few, base, nullptr);
+        other = label_index(parts, base, nullptr);
+        EXPECT_EQ(other.find("http://x.example/d2/p~.png", base).part, 2u);
+    }
 }
 
 TEST(BrowserMatch, AMovedFromIndexFindsNothing) {

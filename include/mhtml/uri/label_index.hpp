@@ -165,7 +165,7 @@ private:
         std::vector<std::uint64_t> slots_;  // 0 = empty; a hash of 0 is kept as 1
         std::size_t used_ = 0;
     };
-    void index_tail(std::string_view key) const;  // into browser_->tails
+    void index_tail(std::string_view key) const;  // a rare reading's, into browser_->rare_tails
 };
 
 /// The key the browser retry compares: `reference` parsed by the URL Standard's parser
