@@ -66,6 +66,14 @@ std::string md5_base64(std::string_view s) {
     return mhtml::mime::base64_encode(std::string_view(reinterpret_cast<char*>(d), n), 0);
 }
 
+/// Which of the parts after the root (report.parts[1], ...) were copied as they were encoded.
+std::vector<bool> copied(const written& w) {
+    std::vector<bool> out;
+    for (std::size_t i = 1; i < w.report.parts.size(); ++i)
+        out.push_back(w.report.parts[i].copied_encoded);
+    return out;
+}
+
 /// The checks every output passes: parsed with no error or ambiguous diagnostic, `check` has
 /// no MUST or SHOULD finding, each written part decodes to `expected[i]` (in report order) and
 /// its label resolves to it from the root.
@@ -241,10 +249,7 @@ TEST(Writer, EncodedBodyCheckedByTheCaller) {
     d.checked = {true, std::nullopt};
     auto w = write(res("http://x.example/", "text/html", page_img), {a, b, c, d});
     verify(w, {page_img, png, png, css, css});
-    EXPECT_TRUE(w.report.parts[1].copied_encoded);
-    EXPECT_FALSE(w.report.parts[2].copied_encoded);
-    EXPECT_TRUE(w.report.parts[3].copied_encoded);
-    EXPECT_FALSE(w.report.parts[4].copied_encoded);
+    EXPECT_EQ(copied(w), (std::vector<bool>{true, false, true, false}));
     // The size is the caller's: the writer did not check again.
     resource e = res("http://x.example/e.png", "image/png", "");
     e.base64_body = canonical;
@@ -272,10 +277,7 @@ TEST(Writer, QuotedPrintableBodyCopiedWhenCanonical) {
     d.qp_body = bare;  // LF line ends: made CRLF
     auto w = write(res("http://x.example/", "text/html", page), {a, b, c, d});
     verify(w, {page, css, css, css, css});
-    EXPECT_TRUE(w.report.parts[1].copied_encoded);
-    EXPECT_TRUE(w.report.parts[2].copied_encoded);
-    EXPECT_FALSE(w.report.parts[3].copied_encoded);
-    EXPECT_FALSE(w.report.parts[4].copied_encoded);
+    EXPECT_EQ(copied(w), (std::vector<bool>{true, true, false, false}));
     for (std::size_t i = 1; i <= 4; ++i) {
         EXPECT_EQ(w.report.parts[i].decoded_size, css.size()) << i;
         EXPECT_EQ(w.report.parts[i].transfer_encoding, "quoted-printable") << i;
