@@ -813,7 +813,7 @@ struct writer::state {
     std::string root_charset;
     // The labels and Content-IDs written: those of report.parts, by index.
     mhtml::detail::string_index labels, ids;
-    prepared work;        // reused for each resource
+    prepared work;  // reused for each resource
     // The types of the last resources, parsed (an archive has a few, image/png, text/css, in
     // turn): the least recently parsed of them makes room for a new one.
     std::array<std::pair<std::string, mime::content_type>, 8> types;
@@ -1488,7 +1488,7 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
         return;
     }
     if (p.external) p.external = false;  // its label was a duplicate: inline after all
-    pr.label = std::move(p.label);  // written below from the report's copy
+    pr.label = std::move(p.label);       // written below from the report's copy
     pr.content_type = p.content_type;
     pr.transfer_encoding = std::string(cte_name(p.encoding));
     report.parts.push_back(std::move(pr));

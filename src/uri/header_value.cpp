@@ -269,12 +269,18 @@ uri_octets look_at(std::string_view uri, bool force_encoded_words) noexcept {
     return {offending, any >= 0x80};
 }
 
+// Whether `uri` fits bare on its line after `first_line_used` columns.
+bool fits_bare(std::string_view uri, std::size_t first_line_used,
+               std::size_t bare_line_limit) noexcept {
+    return first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998);
+}
+
 }  // namespace
 
-bool header_uri_is_bare(std::string_view uri, std::size_t first_line_used,
-                        bool force_encoded_words, std::size_t bare_line_limit) noexcept {
+bool header_uri_is_bare(std::string_view uri, std::size_t first_line_used, bool force_encoded_words,
+                        std::size_t bare_line_limit) noexcept {
     return !uri.empty() && !look_at(uri, force_encoded_words).offending &&
-           first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998);
+           fits_bare(uri, first_line_used, bare_line_limit);
 }
 
 header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_used,
@@ -284,7 +290,7 @@ header_uri_text write_header_uri(std::string_view uri, std::size_t first_line_us
     const auto [offending, eight_bit] = look_at(uri, force_encoded_words);
     if (uri.empty()) return out;
     if (!offending) {
-        if (first_line_used + uri.size() <= std::min<std::size_t>(bare_line_limit, 998)) {
+        if (fits_bare(uri, first_line_used, bare_line_limit)) {
             out.value = std::string(uri);
             return out;
         }

@@ -173,10 +173,24 @@ TEST(Rfc3986, SplitReferenceAtEveryAuthorityLengthAndSchemeEdge) {
         }
         return std::pair{r, ref};
     };
-    std::vector<std::string> refs = {"",         ":",          ":x",      "a:",    "1a:b",
-                                     "_a:b",     "a_b:c",      "a b:c",   "a%:b",  "+a:b",
-                                     "a+-.9:b",  "THIS_MESSAGE:/x",       "this_messagex:/",
-                                     "a/b:c",    "a?b:c",      "a#b:c",   "//",    "x://"};
+    std::vector<std::string> refs = {"",
+                                     ":",
+                                     ":x",
+                                     "a:",
+                                     "1a:b",
+                                     "_a:b",
+                                     "a_b:c",
+                                     "a b:c",
+                                     "a%:b",
+                                     "+a:b",
+                                     "a+-.9:b",
+                                     "THIS_MESSAGE:/x",
+                                     "this_messagex:/",
+                                     "a/b:c",
+                                     "a?b:c",
+                                     "a#b:c",
+                                     "//",
+                                     "x://"};
     for (std::size_t n = 0; n < 40; ++n)
         for (const char* end : {"", "/p", "?q", "#f", "/p?q#f"}) {
             refs.push_back("http://" + std::string(n, 'h') + end);

@@ -131,7 +131,7 @@ private:
     // into them.
     std::vector<const std::string*> locations_;
     std::deque<std::string> owned_locations_;  // resolved here (a deque: they stay put)
-    string_map by_location_;  // fragment-free; the fictitious scheme spelled `thismessage`
+    string_map by_location_;         // fragment-free; the fictitious scheme spelled `thismessage`
     string_map by_id_;               // id_key()
     string_map by_folded_id_;        // id_key(), ASCII lower-cased
     string_map by_cid_location_;     // Content-Locations that are cid: URLs, as written

@@ -975,22 +975,25 @@ TEST(Repair, StreamedOrNotTheOutputIsTheSame) {
         for (int k = 0; k < 3000; ++k) {
             const std::string n = std::to_string(k);
             if (k % 3 == 2) {
-                in += "--b\r\nContent-Type: text/css; charset=utf-8\r\n"
-                      "Content-Transfer-Encoding: quoted-printable\r\n"
-                      "Content-Location: http://x.example/s" +
-                      n + ".css\r\n\r\np{content:\"=C3=A9" + n + "\"}\r\n";
+                in +=
+                    "--b\r\nContent-Type: text/css; charset=utf-8\r\n"
+                    "Content-Transfer-Encoding: quoted-printable\r\n"
+                    "Content-Location: http://x.example/s" +
+                    n + ".css\r\n\r\np{content:\"=C3=A9" + n + "\"}\r\n";
             } else {
-                in += "--b\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
-                      "Content-Location: http://x.example/i" +
-                      n + ".png\r\n\r\n" + (k % 3 == 0 ? "AAEC" : "AA EC") + "\r\n";
+                in +=
+                    "--b\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
+                    "Content-Location: http://x.example/i" +
+                    n + ".png\r\n\r\n" + (k % 3 == 0 ? "AAEC" : "AA EC") + "\r\n";
             }
         }
         // A body of 96 KiB in the writer's form: checked by the writer, not by planning.
         std::string big(96 << 10, '\0');
         for (std::size_t k = 0; k < big.size(); ++k) big[k] = static_cast<char>(k * 7 % 251);
-        in += "--b\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
-              "Content-Location: http://x.example/big.png\r\n\r\n" +
-              mime::base64_encode(big);
+        in +=
+            "--b\r\nContent-Type: image/png\r\nContent-Transfer-Encoding: base64\r\n"
+            "Content-Location: http://x.example/big.png\r\n\r\n" +
+            mime::base64_encode(big);
         // A frame: labelled (nothing widens), or not, when its relative reference resolves
         // against thismessage:/ in the output, found in the third window.
         in += "--b\r\nContent-Type: text/html\r\nContent-ID: <f@x>\r\n" +
@@ -1009,10 +1012,9 @@ TEST(Repair, StreamedOrNotTheOutputIsTheSame) {
         const auto report = pack::repair_bytes(inputs[i], streamed, {});
         ASSERT_TRUE(report.ok());
         // widens_late() and the last start over (where there is a second CPU to stream with).
-        EXPECT_EQ(streamed.restarts,
-                  (i == 2 || i + 1 == inputs.size()) && std::thread::hardware_concurrency() > 1
-                      ? 1
-                      : 0)
+        EXPECT_EQ(
+            streamed.restarts,
+            (i == 2 || i + 1 == inputs.size()) && std::thread::hardware_concurrency() > 1 ? 1 : 0)
             << i;
         const auto unstreamed = repair_unstreamed(inputs[i]);
         EXPECT_TRUE(streamed.bytes == unstreamed.bytes) << i;  // megabytes: not printed

@@ -213,7 +213,8 @@ TEST(Writer, TypesTakenInTurnAreEachTheirOwn) {
     std::vector<std::string> octets = {page};
     for (int round = 0; round < 3; ++round)
         for (std::size_t k = 0; k < types.size(); ++k) {
-            const std::size_t t = round == 1 ? types.size() - 1 - k : (k * 5 + round) % types.size();
+            const std::size_t t =
+                round == 1 ? types.size() - 1 - k : (k * 5 + round) % types.size();
             const std::string data = "part " + std::to_string(rs.size()) + "\r\n";
             rs.push_back(res("http://x.example/" + std::to_string(rs.size()), types[t], data));
             octets.push_back(data);
