@@ -307,8 +307,49 @@ std::vector<part_view> document::parts() const {
     return out;
 }
 
+namespace {
+
+// The child of entity `parent` numbered `want`, or none. Its children come in the order of
+// their numbers, and each one's subtree is contiguous in the table (depth-first), so every
+// entity in [first child, last child] lies under a child whose number grows with its index:
+// found by bisection, each probe climbing to the child it lies under (a walk along the
+// siblings made finding every part of a multipart of 100,000 quadratic). A number that is not
+// there is looked for along the siblings too.
+std::uint32_t child_numbered(const detail::document_state& d, std::uint32_t parent,
+                             std::uint32_t want) noexcept {
+    const detail::entity_record& r = d.record(parent);
+    constexpr std::uint32_t none = detail::entity_record::none;
+    if (r.first_child == none) return none;
+    const std::uint32_t last = r.multipart != none ? d.multipart_of(parent).last_child : none;
+    // The child of `parent` that entity j lies under (none: j is not under it).
+    const auto under = [&](std::uint32_t j) {
+        while (j != none && d.record(j).parent != parent) j = d.record(j).parent;
+        return j;
+    };
+    // The answer's child is under [lo, hi] (a message's one entity: first_child).
+    std::uint32_t lo = r.first_child, hi = last == none ? r.first_child : last;
+    while (lo < hi) {
+        const std::uint32_t c = under(lo + (hi - lo) / 2);
+        if (c == none || c < lo) break;
+        if (d.record(c).number >= want) {
+            hi = c;
+        } else if (const std::uint32_t next = d.record(c).next_sibling; next != none && next > c) {
+            lo = next;  // past c's subtree: its next sibling starts there
+        } else {
+            break;
+        }
+    }
+    if (const std::uint32_t c = under(lo); c != none && d.record(c).number == want) return c;
+    // Not there: along the siblings, in case the table is not as above after all (what is
+    // found either way is a child numbered `want`).
+    for (std::uint32_t c = r.first_child; c != none; c = d.record(c).next_sibling)
+        if (d.record(c).number == want) return c;
+    return none;
+}
+
+}  // namespace
+
 std::optional<part_view> document::find(std::string_view path) const {
-    const auto& entities = s_->entities_;
     std::uint32_t cur = 0;
     while (!path.empty()) {
         std::size_t dot = path.find('.');
@@ -319,9 +360,7 @@ std::optional<part_view> document::find(std::string_view path) const {
             want = want * 10 + std::uint32_t(c - '0');
         }
         if (head.empty()) return std::nullopt;
-        std::uint32_t c = entities[cur].first_child;
-        while (c != detail::entity_record::none && entities[c].number != want)
-            c = entities[c].next_sibling;
+        const std::uint32_t c = child_numbered(*s_, cur, want);
         if (c == detail::entity_record::none) return std::nullopt;
         cur = c;
         path = dot == std::string_view::npos ? std::string_view{} : path.substr(dot + 1);
