@@ -832,7 +832,8 @@ struct writer::state {
         types_used = std::max(types_used, types_next == 0 ? types.size() : types_next);
         return slot.second;
     }
-    std::string scratch;  // decoding and conversions
+    std::string scratch;   // decoding and conversions
+    std::string id_field;  // a Content-ID field's value, reused
     std::vector<char> rbuf;
     std::unique_ptr<write_behind> behind;  // when the sink and options allow it
     std::unique_ptr<read_ahead> ahead;     // after expect()
@@ -947,6 +948,12 @@ struct writer::state {
             report.diagnostics.push_back(std::move(*refused));
             return false;
         }
+        put_field(name, value);
+        return true;
+    }
+    /// Writes `name: value` folded, for a value check_field accepts (the caller knows it
+    /// does: a token of its own, a bare URI, a writable Content-ID).
+    void put_field(std::string_view name, std::string_view value) {
         // A field that fits on its line and has no line end is written as it is (what
         // fold_field would make of it), without a string of its own. (check_field refuses a
         // CR without its LF, so a value without LF has no line end.)
@@ -964,7 +971,7 @@ struct writer::state {
                 *o++ = '\r';
                 *o++ = '\n';
                 used = static_cast<std::size_t>(o - buf.data());
-                return true;
+                return;
             }
             put(name);
             put(": ");
@@ -973,7 +980,6 @@ struct writer::state {
         } else {
             put(mime::fold_field(name, value, fold_width));
         }
-        return true;
     }
     static constexpr std::size_t fold_width = 78;
 
@@ -996,7 +1002,7 @@ struct writer::state {
             opt.encode_unsafe_uris && ascii::find_first_of(u, "<>^`{|}") != std::string_view::npos;
         const std::size_t limit = opt.fold_uris ? 78 : 998;
         if (uri::header_uri_is_bare(u, used, unsafe, limit)) {
-            field(name, u, path);
+            put_field(name, u);  // printable US-ASCII without white space
         } else {
             field(name, uri::write_header_uri(u, used, root_charset, unsafe, limit).value, path);
         }
@@ -1504,9 +1510,15 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
         }
         report.parts.back().content_type = essence;
     }
-    field("Content-Transfer-Encoding", cte_name(p.encoding), path);
+    put_field("Content-Transfer-Encoding", cte_name(p.encoding));
     if (!label.empty()) uri_field("Content-Location", label, 18, path);
-    if (!p.content_id.empty()) field("Content-ID", "<" + p.content_id + ">", path);
+    if (!p.content_id.empty()) {
+        // take_id made it writable: printable US-ASCII without white space or brackets.
+        id_field.assign(1, '<');
+        id_field += p.content_id;
+        id_field += '>';
+        put_field("Content-ID", id_field);
+    }
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);
     (void)is_root;
