@@ -120,6 +120,83 @@ bool is_external_body(const mime::part_view& p) {
     return p.content_type().is("message", "external-body");
 }
 
+// The Content-Type repair writes for a part that is not the root: an external body's with all
+// its parameters, each quoted; else the media type, with its charset where it is text.
+std::string leaf_type(const mime::part_view& p) {
+    const mime::content_type& ct = p.content_type();
+    std::string t = ct.essence();
+    if (is_external_body(p)) {
+        for (const auto& prm : ct.params.items())
+            t += "; " + prm.name + "=" + quoted_value(prm.value);
+    } else if (ct.type == "text") {
+        // The writer takes a charset that is a name, and chooses one for the rest.
+        if (auto cs = ct.param("charset"); cs && !cs->empty())
+            t += "; charset=" + quoted_value(*cs);
+    }
+    return t;
+}
+
+// What planning reads of each leaf that the aggregate does not give (its type to write, its
+// Content-ID, whether it is a document), found on a thread of its own while the aggregate is
+// built, where there are many: by part index, for each leaf's unit_of(). The parts are only
+// read (a document may be read from several threads at once).
+class early_leaves {
+public:
+    struct facts {
+        std::string type;                       // leaf_type()
+        std::optional<std::string> content_id;  // part_view::content_id()
+        archive::document_type doc = archive::document_type::none;
+        bool found = false;
+    };
+    explicit early_leaves(const mime::document& doc) {
+        if (doc.size() < 4096 || std::thread::hardware_concurrency() < 2) return;
+        try {
+            facts_.resize(doc.size());
+            thread_ = std::thread([this, &doc]() noexcept {
+                try {
+                    for (const mime::part_view& p : doc.parts()) {
+                        if (!p.is_leaf()) continue;
+                        const mime::part_view u = unit_of(p);
+                        facts& f = facts_[u.index()];
+                        if (f.found) continue;
+                        f.type = leaf_type(u);
+                        f.content_id = u.content_id();
+                        f.doc = archive::document_type_of(u);
+                        f.found = true;
+                    }
+                } catch (...) {
+                    failed_ = true;  // out of memory: found on the planning thread
+                }
+            });
+        } catch (const std::exception&) {
+            facts_ = {};  // no thread, or no memory for the table
+        }
+    }
+    early_leaves(const early_leaves&) = delete;
+    early_leaves& operator=(const early_leaves&) = delete;
+    ~early_leaves() { join(); }
+    /// Part i's facts, once found (waits for the thread); null where they were not.
+    [[nodiscard]] facts* of(std::uint32_t i) {
+        join();
+        return i < facts_.size() && facts_[i].found ? &facts_[i] : nullptr;
+    }
+    void release() {
+        join();
+        facts_ = {};
+    }
+
+private:
+    void join() {
+        if (thread_.joinable()) {
+            thread_.join();
+            if (failed_) facts_ = {};
+        }
+    }
+    std::vector<facts> facts_;
+    bool failed_ = false;  // written by the thread, read after the join
+    std::thread thread_;   // last: started by the constructor
+};
+
 /// Where a part of a first pass's output came from: the input part's path and offset.
 struct origin {
     std::string path;
@@ -132,7 +209,12 @@ public:
     /// index) was written from; the report then speaks of those.
     repairer(const mime::document& doc, const repair_options& o, repair_report& rep,
              const std::map<std::uint32_t, origin>* from = nullptr)
-        : doc_(doc), opt_(o), rep_(rep), ar_(archive::aggregate::build(doc, o.read)), from_(from) {}
+        : doc_(doc),
+          opt_(o),
+          rep_(rep),
+          early_(doc),
+          ar_(archive::aggregate::build(doc, o.read)),
+          from_(from) {}
 
     bool plan() { return plan(nullptr); }
     void write(sink& out);
@@ -203,6 +285,7 @@ private:
     const mime::document& doc_;
     const repair_options& opt_;
     repair_report& rep_;
+    early_leaves early_;  // before ar_: found while it is built
     archive::aggregate ar_;
     std::vector<leaf> leaves_;           // root first
     std::vector<std::size_t> by_index_;  // a part's index -> its leaf in leaves_, or npos
@@ -294,18 +377,12 @@ std::string repairer::label_of(const mime::part_view& p) {
 }
 
 std::string repairer::type_of(const mime::part_view& p, bool is_root) {
+    if (!is_root || opt_.target != repair_target::chromium || is_external_body(p))
+        return leaf_type(p);
     const mime::content_type& ct = p.content_type();
-    if (is_external_body(p)) {
-        // Its parameters say where the data is: all kept, each quoted.
-        std::string t = ct.essence();
-        for (const auto& prm : ct.params.items())
-            t += "; " + prm.name + "=" + quoted_value(prm.value);
-        return t;
-    }
     std::string type = ct.essence();
-    if (is_root && opt_.target == repair_target::chromium &&
-        (type == "text/plain" || type == "application/xhtml+xml" ||
-         type == "application/octet-stream")) {
+    if (type == "text/plain" || type == "application/xhtml+xml" ||
+        type == "application/octet-stream") {
         std::string body;
         p.decode_to(body);
         if (type == "application/xhtml+xml" || detail::looks_like_html(body)) {
@@ -752,7 +829,9 @@ bool repairer::plan(stream_to* st) {
     leaves_.reserve(order.size());
     for (const mime::part_view& p : order) {
         leaf l(p);
-        l.doc = archive::document_type_of(p);
+        early_leaves::facts* const early = early_.of(p.index());
+        l.doc = early ? early->doc : archive::document_type_of(p);
+        const std::optional<std::string> id = early ? std::move(early->content_id) : p.content_id();
         l.label = label_of(p);
         // One label per part, and two labels are the same resource when they differ only in
         // their fragment (MHT-8.2.4).
@@ -768,12 +847,12 @@ bool repairer::plan(stream_to* st) {
                    "MHT-7.13");
             // A stable Content-ID, so that references can still name it (and a second
             // repair finds the same).
-            if (!p.content_id())
+            if (!id)
                 l.content_id = "repair-" + hex_sha256(l.label + '\n' + p.path()).substr(0, 24) +
                                "@mhtml.invalid";
             l.label.clear();
         }
-        if (l.content_id.empty()) l.content_id = p.content_id().value_or("");
+        if (l.content_id.empty()) l.content_id = id.value_or("");
         if (!l.content_id.empty() && !writable_id(l.content_id)) {
             // The writer would replace it with a random one: a stable one instead.
             const std::string fresh = "repair-" +
@@ -785,12 +864,14 @@ bool repairer::plan(stream_to* st) {
                    "CID-2");
             l.content_id = fresh;
         }
-        l.type = type_of(p, leaves_.empty());
+        const bool is_root = leaves_.empty();
+        l.type = early && !is_root ? std::move(early->type) : type_of(p, is_root);
         by_index_[p.index()] = leaves_.size();
         if (is_external_body(p))
             for (const mime::part_view& c : p.children()) by_index_[c.index()] = leaves_.size();
         leaves_.push_back(std::move(l));
     }
+    early_.release();
     leaves_.front().referenced = true;
     // Chromium resolves a root's relative references against its label, and with none against
     // the file's URL: a root without one is labelled with the fictitious base the reader used

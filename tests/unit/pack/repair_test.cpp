@@ -728,6 +728,35 @@ TEST(Repair, ExternalBodyStaysOnePart) {
     EXPECT_EQ(parts[3].content_id(), "doc@x.example");
 }
 
+// With many parts, each leaf's type, Content-ID and kind are found on a second thread while
+// the aggregate is built (early_leaves): the parts are written as they are without it (the
+// same archive's first parts, alone, give the same octets).
+TEST(Repair, ManyPartsAreWrittenAsAFewAre) {
+    const std::string head =
+        "MIME-Version: 1.0\nContent-Type: multipart/related; boundary=\"r\"\n\n"
+        "--r\nContent-Type: text/html\nContent-Location: http://x.example/\n\n"
+        "<img src=\"cid:doc@x.example\"><link rel=stylesheet href=\"s.css\">\n"
+        "--r\nContent-Type: message/external-body; access-type=URL;\n"
+        " URL=\"http://x.example/doc.png\"\n\n"
+        "Content-Type: image/png\nContent-ID: <doc@x.example>\n\n"
+        "--r\nContent-Type: text/css; charset=utf-8\nContent-ID: <css@x>\n"
+        "Content-Location: http://x.example/s.css\n\nb { color: red }\n"
+        "--r\nContent-Type: image/gif\nContent-ID: bare@x\nContent-Transfer-Encoding: base64\n\n"
+        "R0lGODlh\n";
+    std::string many = head;
+    for (int i = 0; i < 5000; ++i)
+        many += "--r\nContent-Type: image/gif\nContent-Location: http://x.example/" +
+                std::to_string(i) + ".gif\nContent-Transfer-Encoding: base64\n\nR0lGODlh\n";
+    const auto few = repair(head + "--r--\n");
+    const auto lots = repair(many + "--r--\n");
+    expect_canonical(lots.bytes);
+    const std::string close = "------=_mhtml-repair--\r\n";
+    ASSERT_TRUE(few.bytes.ends_with(close));
+    EXPECT_TRUE(lots.bytes.starts_with(few.bytes.substr(0, few.bytes.size() - close.size())));
+    EXPECT_THAT(few.bytes, testing::HasSubstr("Content-Type: text/css; charset=\"utf-8\"\r\n"));
+    EXPECT_THAT(few.bytes, testing::HasSubstr("Content-ID: <bare@x>\r\n"));
+}
+
 // Chromium reads a Content-Location only from one line: a long URL is not folded (RFC 2017
 // quoted words) for it, and is with --target rfc.
 TEST(Repair, LongLabelOnOneLineForChromium) {
