@@ -313,14 +313,17 @@ namespace {
 // their numbers, and each one's subtree is contiguous in the table (depth-first), so every
 // entity in [first child, last child] lies under a child whose number grows with its index:
 // found by bisection, each probe climbing to the child it lies under (a walk along the
-// siblings made finding every part of a multipart of 100,000 quadratic). A number that is not
-// there is looked for along the siblings too.
+// siblings made finding every part of a multipart of 100,000 quadratic). A number in range
+// that the bisection does not find is looked for along the siblings too.
 std::uint32_t child_numbered(const detail::document_state& d, std::uint32_t parent,
                              std::uint32_t want) noexcept {
     const detail::entity_record& r = d.record(parent);
     constexpr std::uint32_t none = detail::entity_record::none;
     if (r.first_child == none) return none;
     const std::uint32_t last = r.multipart != none ? d.multipart_of(parent).last_child : none;
+    // A number no child has (numbered 1 to the count) is answered at once.
+    const std::uint32_t count = r.multipart != none ? d.multipart_of(parent).child_count : 1;
+    if (want == 0 || want > count) return none;
     // The child of `parent` that entity j lies under (none: j is not under it).
     const auto under = [&](std::uint32_t j) {
         while (j != none && d.record(j).parent != parent) j = d.record(j).parent;

@@ -1513,11 +1513,16 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     put_field("Content-Transfer-Encoding", cte_name(p.encoding));
     if (!label.empty()) uri_field("Content-Location", label, 18, path);
     if (!p.content_id.empty()) {
-        // take_id made it writable: printable US-ASCII without white space or brackets.
         id_field.assign(1, '<');
         id_field += p.content_id;
         id_field += '>';
-        put_field("Content-ID", id_field);
+        // As take_id leaves it, printable US-ASCII without white space or brackets, it needs
+        // no check; one made with a caller's content_id_domain may not be so.
+        if (detail::writable_id(p.content_id)) {
+            put_field("Content-ID", id_field);
+        } else {
+            field("Content-ID", id_field, path);
+        }
     }
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);

@@ -591,6 +591,32 @@ TEST(Repair, CidOfAFlattenedAlternativeIsRewrittenToItsShownLeaf) {
     EXPECT_THAT(r.bytes, testing::HasSubstr("src=\"cid:h@x\""));
 }
 
+// Many references to one multipart of many leaves: each is rewritten to the leaf shown for
+// it, which is found once (it was walked again for each reference: 20,000 of them to one of
+// 20,000 leaves took 11 s).
+TEST(Repair, ManyReferencesToOneMultipartOfManyLeaves) {
+    constexpr int n = 3000;
+    std::string in =
+        "Content-Type: multipart/related; boundary=\"o\"; type=\"text/html\"\r\n\r\n"
+        "--o\r\nContent-Type: text/html\r\nContent-Location: http://x.example/\r\n\r\n";
+    for (int i = 0; i < n; ++i) in += "<img src=\"cid:alt\">";
+    in +=
+        "\r\n--o\r\nContent-Type: multipart/alternative; boundary=\"a\"\r\n"
+        "Content-ID: <alt>\r\n\r\n";
+    for (int i = 0; i < n; ++i)
+        in += "--a\r\nContent-Type: image/gif\r\nContent-ID: <g" + std::to_string(i) +
+              "@x>\r\nContent-Transfer-Encoding: base64\r\n\r\nR0lGODlh\r\n";
+    in += "--a--\r\n--o--\r\n";
+    const auto r = repair(in);
+    expect_canonical(r.bytes);
+    // No alternative is HTML: the first leaf is the one shown (display_leaf), for every one.
+    std::string want;
+    for (int i = 0; i < n; ++i) want += "<img src=\"cid:g0@x\">";
+    const auto parts = contents(r.bytes);
+    ASSERT_FALSE(parts.empty());
+    EXPECT_NE(parts[0].second.find(want), std::string::npos);
+}
+
 TEST(Repair, FirstPassFindingsReachTheReport) {
     // A nested structure is repaired in two passes: what the first pass's writer did (a
     // duplicate Content-ID left out) and what it found incomplete are in the report, of the

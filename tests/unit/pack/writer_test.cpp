@@ -616,6 +616,21 @@ TEST(Writer, FieldsCannotInjectHeaders) {
     EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
 }
 
+// A Content-ID the writer makes with the caller's content_id_domain is checked like any
+// value: a domain with a line end does not add a header field (a subagent's review found
+// the Content-ID written unchecked).
+TEST(Writer, GeneratedContentIdWithABadDomainIsNotWritten) {
+    writer_options o;
+    o.content_id_domain = "x\r\nX-Injected: 1";
+    resource img = res("http://x.example/a.png", "image/png", random_bytes(300, 5));
+    img.content_id = "not writable";  // white space: replaced with a generated one
+    const auto w = write(res("http://x.example/", "text/html", "<img src=a.png>"), {img}, o);
+    EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("X-Injected")));
+    EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
+    const auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
+    for (const auto& d : doc.diagnostics()) EXPECT_LT(d.sev, severity::ambiguous) << d.message;
+}
+
 TEST(Writer, MHT_7_6_MailModeStructure) {
     writer_options o;
     o.mail = true;
