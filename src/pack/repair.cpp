@@ -245,14 +245,16 @@ private:
         std::optional<std::string> text;          // a document rewritten (its new octets)
         document_type doc = document_type::none;  // archive::document_type_of(part)
         bool referenced = false;
-        bool cut = false;  // the last part of a multipart without its close delimiter
+        bool cut = false;   // the last part of a multipart without its close delimiter
+        bool copy = false;  // its body copied as it is (copies(), by check())
         resource::encoded_check checked;  // its body's form, where it is copied (check())
     };
     /// Whether leaf `i`'s body is copied as it is: base64 or quoted-printable in the writer's
     /// own form is not decoded and encoded again (the writer checks the form).
     [[nodiscard]] bool copies(std::size_t i) const;
-    /// Checks the form of leaf `i`'s small body where it is copied, on the thread that plans,
-    /// so that the thread that writes does not (the writer's costliest step on small parts).
+    /// Settles whether leaf `i`'s body is copied (leaf::copy, once its text is settled) and
+    /// checks the form of a small one that is, on the thread that plans, so that the thread
+    /// that writes does not (the writer's costliest step on small parts).
     void check(std::size_t i);
 
     void change(std::string what, const mime::part_view& p, std::uint64_t offset, std::string why,
@@ -638,9 +640,10 @@ bool repairer::copies(std::size_t i) const {
 }
 
 void repairer::check(std::size_t i) {
-    // Where the writer would check it: not when it needs the octets anyway.
-    if (!copies(i) || opt_.write.content_md5 || opt_.write.external_over != 0) return;
     leaf& l = leaves_[i];
+    l.copy = copies(i);
+    // Where the writer would check it: not when it needs the octets anyway.
+    if (!l.copy || opt_.write.content_md5 || opt_.write.external_over != 0) return;
     const std::string_view body = l.part.raw_body();
     // A large body is left to the writer, which checks it just before it copies it, while it
     // is in the cache (on large, checking here took 3% longer).
@@ -658,7 +661,7 @@ bool repairer::writing::put(std::size_t i) {
         return true;
     }
     const bool text = l.type.starts_with("text/");
-    const bool copy = r_.copies(i);
+    const bool copy = l.copy;  // check(i) settled it as planning passed
     resource r;
     // Planning reads other leaves' labels and Content-IDs (never their types or texts).
     r.label = shared_ ? l.label : std::move(l.label);

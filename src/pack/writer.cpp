@@ -839,6 +839,16 @@ struct writer::state {
     std::unique_ptr<read_ahead> ahead;     // after expect()
 
     state(sink& s, writer_options o) : out(s), opt(std::move(o)) {
+        // Every Content-ID written is then writable (take_id, make_content_id), and written
+        // without a check of its own.
+        if (!detail::writable_id(opt.content_id_domain)) {
+            report.diagnostics.push_back(diagnostic{
+                severity::warning, diag_code::field_value_invalid, "", 0,
+                "content_id_domain cannot be written in a Content-ID or Message-ID (white "
+                "space, a control character, brackets, quotes or 8-bit octets): mhtml.invalid "
+                "is used"});
+            opt.content_id_domain = "mhtml.invalid";
+        }
         buf.allocate();
         if (opt.write_behind && out.writes_from_any_thread() &&
             std::thread::hardware_concurrency() > 1)
@@ -1513,16 +1523,12 @@ void writer::state::emit(prepared& p, const std::string& path, bool is_root) {
     put_field("Content-Transfer-Encoding", cte_name(p.encoding));
     if (!label.empty()) uri_field("Content-Location", label, 18, path);
     if (!p.content_id.empty()) {
+        // Writable (take_id; make_content_id with the domain the constructor checked):
+        // printable US-ASCII without white space or brackets.
         id_field.assign(1, '<');
         id_field += p.content_id;
         id_field += '>';
-        // As take_id leaves it, printable US-ASCII without white space or brackets, it needs
-        // no check; one made with a caller's content_id_domain may not be so.
-        if (detail::writable_id(p.content_id)) {
-            put_field("Content-ID", id_field);
-        } else {
-            field("Content-ID", id_field, path);
-        }
+        put_field("Content-ID", id_field);
     }
     for (const auto& [name, value] : p.fields) field(name, value, path);
     if (!p.md5.empty()) field("Content-MD5", p.md5, path);

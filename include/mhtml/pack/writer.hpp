@@ -191,7 +191,9 @@ struct writer_options {
     /// quoted-printable body can hold it) and be a valid RFC 2046 boundary of at most 70
     /// characters, else a random one is used. For reproducible output and tests.
     std::string boundary;
-    /// Domain of generated Content-IDs and Message-IDs (pack::make_content_id).
+    /// Domain of generated Content-IDs and Message-IDs (pack::make_content_id). One that
+    /// cannot be written in a msg-id (white space, a control character, `<`, `>`, `"`, `\`,
+    /// 8-bit octets) is replaced with mhtml.invalid, with a field_value_invalid diagnostic.
     std::string content_id_domain = "mhtml.invalid";
     /// Add a Content-MD5 (RFC 1864) of the canonical octets to every part.
     bool content_md5 = false;

@@ -616,9 +616,9 @@ TEST(Writer, FieldsCannotInjectHeaders) {
     EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
 }
 
-// A Content-ID the writer makes with the caller's content_id_domain is checked like any
-// value: a domain with a line end does not add a header field (a subagent's review found
-// the Content-ID written unchecked).
+// A content_id_domain that cannot be written in a msg-id is replaced, and said so: a domain
+// with a line end does not add a header field (a subagent's review found the Content-ID
+// written unchecked).
 TEST(Writer, GeneratedContentIdWithABadDomainIsNotWritten) {
     writer_options o;
     o.content_id_domain = "x\r\nX-Injected: 1";
@@ -627,6 +627,7 @@ TEST(Writer, GeneratedContentIdWithABadDomainIsNotWritten) {
     const auto w = write(res("http://x.example/", "text/html", "<img src=a.png>"), {img}, o);
     EXPECT_THAT(w.bytes, testing::Not(testing::HasSubstr("X-Injected")));
     EXPECT_TRUE(has_diag(w.report, diag_code::field_value_invalid));
+    EXPECT_THAT(w.bytes, testing::ContainsRegex("Content-ID: <[0-9a-v]+@mhtml\\.invalid>"));
     const auto doc = mhtml::mime::document::parse(std::string_view(w.bytes));
     for (const auto& d : doc.diagnostics()) EXPECT_LT(d.sev, severity::ambiguous) << d.message;
 }
